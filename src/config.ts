@@ -1,0 +1,77 @@
+// The only module that reads process.env (with deps.ts). Every other module receives a Config.
+import { availableParallelism, hostname } from "node:os";
+
+export type Role = "all" | "api" | "worker";
+
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  /** Unset: embedded PGlite in stateDir. Set: a real PostgreSQL shared by any number of processes. */
+  databaseUrl: string | undefined;
+  stateDir: string;
+  plansFile: string | undefined;
+  /** `ip` or `ip:port` entries; empty means the system resolver configuration. */
+  dnsServers: string[];
+  smtpPort: number;
+  smtpHeloName: string;
+  smtpMailFrom: string;
+  probeTimeoutMs: number;
+  emailDeadlineMs: number;
+  /** CIDR ranges that probes may reach although private, loopback or link-local (tests only). */
+  probeAllowCidrs: string[];
+  banDepartements: string[];
+  /** A directory holding adresses-XX.csv.gz files, or a URL base. */
+  banSource: string;
+  /** Directory of the compiled street index (data/ban by default). */
+  banIndexDir: string;
+  workers: number;
+  role: Role;
+}
+
+export const OFFICIAL_BAN_SOURCE = "https://adresse.data.gouv.fr/data/ban/adresses/latest/csv";
+
+function list(value: string | undefined): string[] {
+  return (value ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new RangeError(`Cannot read configuration: ${name} must be an integer >= ${min}, got "${raw}"`);
+  }
+  return value;
+}
+
+/** Reads the configuration table of DECISIONS §3; throws RangeError naming the first bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = integer(env, "PORT", 8080);
+  const host = env.HOST || "0.0.0.0";
+  const name = hostname();
+  const role = (env.ROLE || "all") as Role;
+  if (!["all", "api", "worker"].includes(role)) {
+    throw new RangeError(`Cannot read configuration: ROLE must be all, api or worker, got "${role}"`);
+  }
+  return {
+    port,
+    host,
+    publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ""),
+    databaseUrl: env.DATABASE_URL || undefined,
+    stateDir: env.STATE_DIR || "./state",
+    plansFile: env.PLANS_FILE || undefined,
+    dnsServers: list(env.DNS_SERVERS),
+    smtpPort: integer(env, "SMTP_PORT", 25, 1),
+    smtpHeloName: env.SMTP_HELO_NAME || name,
+    smtpMailFrom: env.SMTP_MAIL_FROM || `verify@${name}`,
+    probeTimeoutMs: integer(env, "PROBE_TIMEOUT_MS", 10_000, 1),
+    emailDeadlineMs: integer(env, "EMAIL_DEADLINE_MS", 15_000, 1),
+    probeAllowCidrs: list(env.PROBE_ALLOW_CIDRS),
+    banDepartements: list(env.BAN_DEPARTEMENTS ?? "75"),
+    banSource: env.BAN_SOURCE || OFFICIAL_BAN_SOURCE,
+    banIndexDir: env.BAN_INDEX_DIR || "./data/ban",
+    workers: integer(env, "WORKERS", availableParallelism(), 1),
+    role,
+  };
+}

@@ -1,0 +1,42 @@
+// Builds the services once from the configuration: database, plans, keys, limits, engines, job queue. Tests build
+// their own Services with the same pieces (and fakes at the network boundary where they must).
+import type { Config } from "./config.ts";
+import type { Logger } from "./log.ts";
+import { loadPlans } from "./accounts/plans.ts";
+import { createKeyCache } from "./auth/key_cache.ts";
+import { createMemoryRateLimiter } from "./limits/memory_rate_limiter.ts";
+import { createPostgresRateLimiter } from "./limits/postgres_rate_limiter.ts";
+import { QuotaLedger } from "./limits/quota.ts";
+import { openDatabase, type Database } from "./store/db.ts";
+import type { AddressVerifier, EmailVerifier, JobQueue, Services } from "./services.ts";
+
+export interface CoreServices {
+  db: Database;
+  plans: Services["plans"];
+  keys: Services["keys"];
+  rate: Services["rate"];
+  quota: QuotaLedger;
+}
+
+/** Database, plans, keys and limits: what every process needs before it can authenticate a call. */
+export async function buildCore(config: Config, options: { schema?: string } = {}): Promise<CoreServices> {
+  const plans = loadPlans(config.plansFile);
+  const db = await openDatabase(config, { schema: options.schema });
+  return {
+    db,
+    plans,
+    keys: createKeyCache(db.sql),
+    // One process owns the embedded database, so memory buckets are exact there; processes sharing a PostgreSQL
+    // must draw from the same buckets.
+    rate: db.kind === "embedded" ? createMemoryRateLimiter() : createPostgresRateLimiter(db.sql),
+    quota: new QuotaLedger(db.sql),
+  };
+}
+
+export function assembleServices(
+  config: Config,
+  log: Logger,
+  parts: CoreServices & { email: EmailVerifier; address: AddressVerifier; jobs: JobQueue },
+): Services {
+  return { config, log, ...parts };
+}

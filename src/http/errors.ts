@@ -1,0 +1,112 @@
+// The closed vocabulary of problem types (spec "Errors" plus DECISIONS §7), and the one error class that carries an
+// HTTP answer. Code anywhere may throw HttpError; http/app.ts turns it into a problem document.
+
+export interface ProblemType {
+  status: number;
+  title: string;
+  /** What the slug means and what a client should do: served at GET /errors/<slug>. */
+  explanation: string;
+}
+
+export const PROBLEM_TYPES = {
+  "invalid-api-key": {
+    status: 401,
+    title: "Invalid API key",
+    explanation:
+      "The Authorization header is missing, is not of the form 'Bearer vrai_live_…' or 'Bearer vrai_test_…', or names no key. Send a key created with `npm run keys -- create`.",
+  },
+  "revoked-api-key": {
+    status: 401,
+    title: "Revoked API key",
+    explanation: "The key was revoked. Create a new key for the account and stop using this one.",
+  },
+  "endpoint-not-allowed": {
+    status: 403,
+    title: "Endpoint not allowed for this key",
+    explanation:
+      "The key may only call some endpoints (email, address, signup; bulk and job reads need email). Use a key created with the endpoint in --endpoints.",
+  },
+  "invalid-request": {
+    status: 400,
+    title: "Invalid request",
+    explanation:
+      "The body is not valid JSON, is larger than 64 KiB, or does not match the endpoint's schema. The detail and the errors member name each failing member.",
+  },
+  "request-failed": {
+    status: 400,
+    title: "Request could not be served as sent",
+    explanation:
+      "The request is well formed but cannot be served as sent. With a test key, only the reserved inputs are answered: see detail.",
+  },
+  "rate-limit-exceeded": {
+    status: 429,
+    title: "Rate limit exceeded",
+    explanation:
+      "The account's per-minute allowance is spent. Wait the number of seconds in Retry-After, then retry; X-RateLimit-* headers show the allowance.",
+  },
+  "quota-exceeded": {
+    status: 402,
+    title: "Monthly quota exceeded",
+    explanation:
+      "The account's monthly allowance for this endpoint is spent until the first day of next month (X-Quota-Reset). This is not a backoff signal: retrying sooner will not help.",
+  },
+  "batch-too-large": {
+    status: 413,
+    title: "Batch too large",
+    explanation:
+      "The bulk request holds more addresses than the plan allows (member limit), or its body exceeds 2 MiB. Split it into several jobs.",
+  },
+  "job-not-found": {
+    status: 404,
+    title: "Job not found",
+    explanation: "No job with this id is visible to this account: it never existed, expired 48 hours after submission, or belongs to another account.",
+  },
+  "service-unavailable": {
+    status: 503,
+    title: "Service unavailable",
+    explanation: "A dependency (the database or the address index) is unreachable. Retry after the number of seconds in Retry-After.",
+  },
+  "internal-error": {
+    status: 500,
+    title: "Internal error",
+    explanation: "The service failed unexpectedly. The fault is logged; retrying may help.",
+  },
+  "not-found": {
+    status: 404,
+    title: "Not found",
+    explanation: "No resource lives at this path. GET /v1/openapi.json lists every route.",
+  },
+  "method-not-allowed": {
+    status: 405,
+    title: "Method not allowed",
+    explanation: "The path exists but not with this method. The Allow header lists the methods it accepts.",
+  },
+  "unsupported-media-type": {
+    status: 415,
+    title: "Unsupported media type",
+    explanation: "Request bodies must be JSON, sent with Content-Type: application/json.",
+  },
+} as const satisfies Record<string, ProblemType>;
+
+export type ProblemSlug = keyof typeof PROBLEM_TYPES;
+
+export interface HttpErrorOptions {
+  /** Extension members of the problem document (RFC 9457 §3.2), such as `limit` on 413. */
+  extensions?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class HttpError extends Error {
+  readonly status: number;
+  readonly extensions: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(readonly slug: ProblemSlug, readonly detail: string, options: HttpErrorOptions = {}) {
+    super(detail, { cause: options.cause });
+    this.name = "HttpError";
+    this.status = PROBLEM_TYPES[slug].status;
+    this.extensions = options.extensions ?? {};
+    this.headers = options.headers ?? {};
+  }
+}

@@ -1,0 +1,25 @@
+import type { Services } from "../../services.ts";
+import { RESERVED_EMAILS, testEmailAnswer } from "../../testmode/email.ts";
+import { SINGLE_BODY_LIMIT } from "../body.ts";
+import { HttpError } from "../errors.ts";
+import { EmailRequestSchema } from "../schemas.ts";
+import { verificationHandler } from "../verification_call.ts";
+
+export function testEmailOrRefuse(email: string) {
+  const answer = testEmailAnswer(email);
+  if (!answer) {
+    throw new HttpError("request-failed", `Cannot verify with a test key: only the reserved addresses are answered (${RESERVED_EMAILS.join(", ")})`);
+  }
+  return { ...answer, duration_ms: 0 };
+}
+
+export function verifyEmailRoute(services: Services) {
+  return verificationHandler(services, {
+    endpoint: "email",
+    schema: EmailRequestSchema,
+    body: { limit: SINGLE_BODY_LIMIT, oversized: "invalid-request" },
+    testAnswer: (body) => ({ data: testEmailOrRefuse(body.email) }),
+    charges: () => [{ endpoint: "email", amount: 1 }],
+    run: async (body, _caller, signal) => ({ data: await services.email.verify(body.email, { signal }) }),
+  });
+}

@@ -1,0 +1,67 @@
+import type { QuotaCharge } from "../../limits/quota.ts";
+import type { Services } from "../../services.ts";
+import { combineSignup } from "../../signup/combine.ts";
+import { SINGLE_BODY_LIMIT } from "../body.ts";
+import { HttpError } from "../errors.ts";
+import { SignupRequestSchema } from "../schemas.ts";
+import { verificationHandler } from "../verification_call.ts";
+import { testAddressOrRefuse } from "./verify_address.ts";
+import { testEmailOrRefuse } from "./verify_email.ts";
+import type * as v from "valibot";
+
+type SignupBody = v.InferOutput<typeof SignupRequestSchema>;
+
+/** FR, FRA and France are one country; anything else is compared as written, case aside. */
+function countryKey(country: string): string {
+  const c = country.trim().toUpperCase();
+  return c === "FRA" || c === "FRANCE" ? "FR" : c;
+}
+
+/** The address with the top-level country applied when it has none (DECISIONS §4). */
+function addressOf(body: SignupBody) {
+  if (!body.address) return undefined;
+  if (body.country !== undefined && body.address.country === undefined) return { ...body.address, country: body.country };
+  return body.address;
+}
+
+export function verifySignupRoute(services: Services) {
+  return verificationHandler(services, {
+    endpoint: "signup",
+    schema: SignupRequestSchema,
+    body: { limit: SINGLE_BODY_LIMIT, oversized: "invalid-request" },
+    check(body) {
+      if (body.email === undefined && body.address === undefined) {
+        throw new HttpError("invalid-request", "Cannot verify signup: give email, address, or both");
+      }
+      const inner = body.address?.country;
+      if (body.country !== undefined && inner !== undefined && countryKey(body.country) !== countryKey(inner)) {
+        throw new HttpError("invalid-request", `Cannot verify signup: country ${body.country} differs from address.country ${inner}`);
+      }
+    },
+    testAnswer(body) {
+      const address = addressOf(body);
+      const started = performance.now();
+      const combined = combineSignup({
+        email: body.email !== undefined ? testEmailOrRefuse(body.email) : undefined,
+        address: address ? testAddressOrRefuse(address) : undefined,
+      });
+      return { data: { ...combined, duration_ms: Math.round(performance.now() - started) } };
+    },
+    charges(body) {
+      const charges: QuotaCharge[] = [];
+      if (body.email !== undefined) charges.push({ endpoint: "email", amount: 1 });
+      if (body.address !== undefined) charges.push({ endpoint: "address", amount: 1 });
+      return charges;
+    },
+    async run(body, _caller, signal) {
+      const started = performance.now();
+      const address = addressOf(body);
+      const [email, addr] = await Promise.all([
+        body.email !== undefined ? services.email.verify(body.email, { signal }) : undefined,
+        address ? services.address.verify(address, { signal }) : undefined,
+      ]);
+      const combined = combineSignup({ email, address: addr });
+      return { data: { ...combined, duration_ms: Math.round(performance.now() - started) } };
+    },
+  });
+}

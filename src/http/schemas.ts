@@ -1,0 +1,125 @@
+// Request and response schemas of the API, in valibot. The request schemas validate bodies at the edge; all of them
+// generate GET /v1/openapi.json (openapi.ts), so the description cannot drift from what is enforced.
+import * as v from "valibot";
+
+export const EMAIL_MAX_LENGTH = 320;
+
+const EmailString = v.pipe(v.string(), v.maxLength(EMAIL_MAX_LENGTH), v.description("An email address, at most 320 characters."));
+const Field = (description: string) => v.optional(v.pipe(v.string(), v.maxLength(300), v.description(description)));
+
+export const AddressInputSchema = v.pipe(
+  v.object({
+    line: v.optional(v.pipe(v.string(), v.maxLength(1000), v.description("The whole address as one string."))),
+    house_number: Field("House number with an optional suffix (bis, ter, B…)."),
+    street: Field("Street type and name."),
+    postcode: Field("Five-digit French postcode."),
+    city: Field("Commune or delivery name."),
+    country: Field("FR (the only country covered); any other country yields verdict unknown."),
+  }),
+  v.description("A postal address as one line, as separate fields, or both (fields override the line)."),
+);
+
+export const EmailRequestSchema = v.object({ email: EmailString });
+
+export const SignupRequestSchema = v.object({
+  email: v.optional(EmailString),
+  address: v.optional(AddressInputSchema),
+  country: Field("Country of the address when the address has none."),
+});
+
+export const BulkRequestSchema = v.object({
+  emails: v.pipe(
+    v.array(EmailString),
+    v.minLength(1, "emails must hold at least one address"),
+    v.description("At most 5000 addresses (the plan may allow fewer); duplicates are removed, case-insensitively."),
+  ),
+});
+
+export const JobIdSchema = v.pipe(v.string(), v.uuid(), v.description("Job id (uuid)."));
+
+// Responses (documentation only: the service builds them, clients validate them).
+const Verdict = v.picklist(["deliverable", "undeliverable", "risky", "unknown"]);
+const EmailReason = v.picklist([
+  "invalid_syntax", "local_part_too_long", "domain_too_long", "provider_rule_violation", "domain_typo", "no_mx_record",
+  "domain_does_not_resolve", "mailbox_not_found", "mailbox_full", "disposable_domain", "role_address",
+  "catch_all_domain", "greylisted", "probe_timeout", "probe_unavailable",
+]);
+const CheckStatus = v.picklist(["pass", "fail", "inconclusive", "skipped"]);
+const AddressVerdict = v.picklist(["deliverable", "corrected", "incomplete", "nonexistent", "unknown"]);
+const AddressReason = v.picklist([
+  "street_not_found", "house_number_out_of_range", "postcode_city_mismatch", "postcode_corrected", "city_corrected",
+  "street_corrected", "missing_house_number", "missing_street", "missing_postcode", "missing_city",
+  "country_not_covered", "postcode_not_covered",
+]);
+const NullableFlag = v.nullable(v.boolean());
+
+export const EmailVerificationSchema = v.object({
+  email: v.string(),
+  verdict: Verdict,
+  reasons: v.array(EmailReason),
+  suggestion: v.optional(v.nullable(v.string())),
+  flags: v.optional(v.object({ disposable: NullableFlag, role: NullableFlag, catch_all: NullableFlag })),
+  checks: v.object({
+    syntax: CheckStatus, provider_rules: CheckStatus, typo: CheckStatus, disposable: CheckStatus,
+    role: CheckStatus, mx: CheckStatus, smtp: CheckStatus, catch_all: CheckStatus,
+  }),
+  duration_ms: v.pipe(v.number(), v.integer()),
+});
+
+export const NormalizedAddressSchema = v.object({
+  house_number: v.nullable(v.string()),
+  house_number_suffix: v.nullable(v.string()),
+  street: v.string(),
+  postcode: v.string(),
+  city: v.string(),
+  country: v.literal("FR"),
+  line: v.string(),
+  latitude: v.nullable(v.number()),
+  longitude: v.nullable(v.number()),
+});
+
+export const AddressVerificationSchema = v.object({
+  verdict: AddressVerdict,
+  reasons: v.array(AddressReason),
+  normalized: v.optional(v.nullable(NormalizedAddressSchema)),
+  duration_ms: v.pipe(v.number(), v.integer()),
+});
+
+export const SignupVerificationSchema = v.object({
+  verdict: Verdict,
+  reasons: v.array(v.pipe(v.string(), v.description("<signal>.<reason>, e.g. email.role_address"))),
+  signals: v.strictObject({
+    email: v.optional(v.object({ verdict: Verdict, reasons: v.array(EmailReason), suggestion: v.nullable(v.string()) })),
+    address: v.optional(v.object({ verdict: AddressVerdict, reasons: v.array(AddressReason), normalized: v.nullable(v.string()) })),
+  }),
+  duration_ms: v.pipe(v.number(), v.integer()),
+});
+
+const JobStatus = v.picklist(["queued", "running", "completed", "failed"]);
+
+export const JobAcceptedSchema = v.object({
+  job_id: v.pipe(v.string(), v.uuid()),
+  status: JobStatus,
+  total: v.pipe(v.number(), v.integer()),
+  poll: v.pipe(v.string(), v.url()),
+  expires_at: v.pipe(v.string(), v.isoTimestamp()),
+  retention_note: v.optional(v.string()),
+});
+
+export const JobSchema = v.object({
+  job_id: v.pipe(v.string(), v.uuid()),
+  status: JobStatus,
+  total: v.pipe(v.number(), v.integer()),
+  processed: v.pipe(v.number(), v.integer()),
+  created_at: v.optional(v.pipe(v.string(), v.isoTimestamp())),
+  expires_at: v.optional(v.pipe(v.string(), v.isoTimestamp())),
+  failure_reason: v.optional(v.string()),
+  results: v.array(EmailVerificationSchema),
+});
+
+export const ProblemSchema = v.looseObject({
+  type: v.pipe(v.string(), v.url()),
+  title: v.string(),
+  status: v.pipe(v.number(), v.integer()),
+  detail: v.string(),
+});

@@ -1,0 +1,66 @@
+// `npm start`: one process serving the API (ROLE=all|api) and/or working bulk jobs (ROLE=all|worker), on the
+// embedded database by default or on a shared PostgreSQL (DATABASE_URL).
+import { loadConfig } from "./config.ts";
+import { createLogger } from "./log.ts";
+import { buildCore, assembleServices } from "./deps.ts";
+import { createApp } from "./http/app.ts";
+import { serve, type RunningServer } from "./http/serve.ts";
+import { createEmailEngine } from "./email/engine.ts";
+import { createAddressService, type AddressService } from "./address/service.ts";
+import { createJobQueue } from "./jobs/job_queue.ts";
+import { startJobRunner, type JobRunner } from "./jobs/runner.ts";
+import { startSweeper, type Sweeper } from "./jobs/sweeper.ts";
+import type { AddressVerifier } from "./services.ts";
+
+const log = createLogger();
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const core = await buildCore(config);
+  const email = createEmailEngine(config, { log });
+  const serving = config.role !== "worker";
+  const working = config.role !== "api";
+  // A worker-only process never answers address calls: it does not load the street index.
+  const address: AddressService | undefined = serving ? await createAddressService(config, { log }) : undefined;
+  let server: RunningServer | undefined;
+  let runner: JobRunner | undefined;
+  let sweeper: Sweeper | undefined;
+  if (working) {
+    runner = startJobRunner({ sql: core.db.sql, verifier: email, log });
+    sweeper = startSweeper({ sql: core.db.sql, log });
+  }
+  if (serving) {
+    const jobs = createJobQueue(core.db.sql);
+    const services = assembleServices(config, log, {
+      ...core,
+      email,
+      address: address as AddressVerifier,
+      jobs: { ...jobs, submit: (...args) => jobs.submit(...args).finally(() => runner?.wake()) },
+    });
+    server = await serve(createApp(services), { port: config.port, host: config.host, log });
+  }
+  log.info("started", { role: config.role, port: server?.port, database: core.db.kind, workers: config.workers });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info("stopping", { signal });
+    // Stop accepting and finish what is in flight, then hand claimed job items back, then close the stores.
+    await server?.close();
+    await runner?.stop();
+    await sweeper?.stop();
+    await address?.close();
+    await email.close();
+    await core.db.close();
+    log.info("stopped", {});
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+main().catch((error) => {
+  log.error("cannot start", { error: error instanceof Error ? error.message : String(error) });
+  process.exit(1);
+});

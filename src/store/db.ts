@@ -1,0 +1,126 @@
+// One way to reach the database, whichever it is: postgres.js over TCP to a real PostgreSQL (DATABASE_URL), or over
+// the Unix socket of the embedded PGlite worker (STATE_DIR). Every store module takes the `sql` this returns.
+import postgres from "postgres";
+import { Worker } from "node:worker_threads";
+import { existsSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Config } from "../config.ts";
+import { lockStateDir, stateDirOwner, type StateDirLock } from "./state_dir_lock.ts";
+import { migrate } from "./migrate.ts";
+
+export type Sql = postgres.Sql;
+/** A connection pool or an open transaction: what a query can run on. */
+export type Queryable = postgres.Sql | postgres.TransactionSql;
+
+export interface Database {
+  sql: Sql;
+  kind: "embedded" | "postgres";
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** PostgreSQL only: keep every table in this schema (created when missing); tests isolate themselves this way. */
+  schema?: string;
+  /** Embedded only: when a live process owns STATE_DIR, use its database socket instead of failing (keys CLI). */
+  joinRunning?: boolean;
+  /** Connections in the pool (PostgreSQL). */
+  max?: number;
+}
+
+const SOCKET_NAME = ".s.PGSQL.5432";
+const bootstrap = new URL("../../workers/tsx_bootstrap.mjs", import.meta.url);
+const workerEntry = new URL("./pglite_worker.ts", import.meta.url).href;
+
+function connectOptions(extra: postgres.Options<{}>): postgres.Options<{}> {
+  return { onnotice: () => {}, idle_timeout: 30, connect_timeout: 5, ...extra };
+}
+
+export async function openDatabase(
+  config: Pick<Config, "databaseUrl" | "stateDir">,
+  options: OpenDatabaseOptions = {},
+): Promise<Database> {
+  const database = config.databaseUrl
+    ? await openPostgres(config.databaseUrl, options)
+    : await openEmbedded(resolve(config.stateDir), options);
+  try {
+    await migrate(database.sql);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  return database;
+}
+
+async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<Database> {
+  const { schema, max = 10 } = options;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) {
+    throw new TypeError(`Cannot open database: schema "${schema}" is not a plain lower-case identifier`);
+  }
+  if (schema) {
+    const admin = postgres(url, connectOptions({ max: 1 }));
+    try {
+      await admin.unsafe(`create schema if not exists ${schema}`);
+    } finally {
+      await admin.end();
+    }
+  }
+  const sql = postgres(
+    url,
+    connectOptions({
+      max,
+      // postgres.js queries take no AbortSignal: a statement_timeout bounds every query instead.
+      connection: { statement_timeout: 10_000, ...(schema ? { search_path: schema } : {}) } as never,
+    }),
+  );
+  return { sql, kind: "postgres", close: () => sql.end({ timeout: 5 }) };
+}
+
+async function openEmbedded(stateDir: string, options: OpenDatabaseOptions): Promise<Database> {
+  const socketPath = join(stateDir, SOCKET_NAME);
+  const owner = stateDirOwner(stateDir);
+  if (options.joinRunning && owner !== undefined && owner !== process.pid && existsSync(socketPath)) {
+    // Another process serves this directory: speak to it through its socket.
+    const sql = postgres(connectOptions({ path: socketPath, max: 1, prepare: false, username: "postgres", database: "postgres" }));
+    return { sql, kind: "embedded", close: () => sql.end({ timeout: 5 }) };
+  }
+  const lock: StateDirLock = lockStateDir(stateDir);
+  rmSync(socketPath, { force: true }); // left by a process that died
+  const worker = new Worker(bootstrap, { workerData: { entry: workerEntry, dataDir: join(stateDir, "pgdata"), socketPath } });
+  try {
+    await new Promise<void>((ready, fail) => {
+      worker.once("error", fail);
+      worker.once("exit", (code) => fail(new Error(`Cannot start the embedded database: its worker exited with code ${code}`)));
+      worker.once("message", (message: { type: string }) => message.type === "ready" && ready());
+    });
+  } catch (error) {
+    await worker.terminate();
+    lock.release();
+    throw error;
+  }
+  worker.removeAllListeners("exit");
+  worker.removeAllListeners("error");
+  worker.on("error", () => {}); // reported through failing queries
+  // One connection: PGlite runs one statement at a time anyway, and the socket server multiplexes connections onto
+  // its single session message by message, so two connections' unnamed extended-protocol statements (Parse, then
+  // Bind) could interleave. The keys CLI's occasional connection is the only other one.
+  const sql = postgres(connectOptions({ path: socketPath, max: 1, prepare: false, username: "postgres", database: "postgres" }));
+  let closed = false;
+  return {
+    sql,
+    kind: "embedded",
+    async close() {
+      if (closed) return;
+      closed = true;
+      await sql.end({ timeout: 5 });
+      const stopped = new Promise<void>((done) => {
+        worker.once("message", (message: { type: string }) => message.type === "stopped" && done());
+        worker.once("exit", () => done());
+      });
+      worker.postMessage({ type: "stop" });
+      await Promise.race([stopped, new Promise((done) => setTimeout(done, 5000))]);
+      await worker.terminate();
+      rmSync(socketPath, { force: true });
+      lock.release();
+    },
+  };
+}

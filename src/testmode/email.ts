@@ -1,0 +1,48 @@
+// Test keys never touch the network: the reserved local parts at vrai.test answer as the spec's table says, with the
+// checks and flags a live pipeline would report for that outcome (DECISIONS §4).
+import type { CheckName, CheckStatus, EmailReason, EmailVerification, Verdict } from "../email/types.ts";
+
+export const TEST_DOMAIN = "vrai.test";
+
+interface Reserved {
+  verdict: Verdict;
+  reasons: EmailReason[];
+  /** The check that failed or was inconclusive; every earlier check passed. */
+  last?: { check: CheckName; status: CheckStatus };
+  /** Checks after `last`: skipped when it settled the answer. */
+}
+
+const ORDER: CheckName[] = ["syntax", "provider_rules", "typo", "disposable", "role", "mx", "smtp", "catch_all"];
+
+const RESERVED: Record<string, Reserved> = {
+  deliverable: { verdict: "deliverable", reasons: [] },
+  undeliverable: { verdict: "undeliverable", reasons: ["mailbox_not_found"], last: { check: "smtp", status: "fail" } },
+  catchall: { verdict: "unknown", reasons: ["catch_all_domain"], last: { check: "catch_all", status: "fail" } },
+  disposable: { verdict: "risky", reasons: ["disposable_domain"], last: { check: "disposable", status: "fail" } },
+  greylisted: { verdict: "unknown", reasons: ["greylisted"], last: { check: "smtp", status: "inconclusive" } },
+};
+
+export const RESERVED_EMAILS = Object.keys(RESERVED).map((local) => `${local}@${TEST_DOMAIN}`);
+
+/** The answer for a reserved address (case-insensitive), or undefined for any other input. */
+export function testEmailAnswer(email: string): Omit<EmailVerification, "duration_ms"> | undefined {
+  const normalized = email.trim().toLowerCase();
+  const at = normalized.lastIndexOf("@");
+  if (at < 0 || normalized.slice(at + 1) !== TEST_DOMAIN) return undefined;
+  const reserved = Object.hasOwn(RESERVED, normalized.slice(0, at)) ? RESERVED[normalized.slice(0, at)] : undefined;
+  if (!reserved) return undefined;
+  const stop = reserved.last ? ORDER.indexOf(reserved.last.check) : ORDER.length;
+  const checks = {} as Record<CheckName, CheckStatus>;
+  ORDER.forEach((name, i) => {
+    checks[name] = i < stop ? "pass" : i === stop ? reserved.last!.status : "skipped";
+  });
+  const flag = (check: CheckName) => (checks[check] === "pass" ? false : checks[check] === "fail" ? true : null);
+  return {
+    email: email.trim(),
+    verdict: reserved.verdict,
+    reasons: [...reserved.reasons],
+    suggestion: null,
+    flags: { disposable: flag("disposable"), role: flag("role"), catch_all: flag("catch_all") },
+    checks,
+  };
+}
