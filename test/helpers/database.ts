@@ -39,6 +39,6 @@ export function testDatabase(kind: DatabaseKind): TestDatabase {
 /** A PostgreSQL URL whose connections run in `schema` (for child processes, which get it through DATABASE_URL). */
 export function urlWithSchema(schema: string): string {
   const url = new URL(TEST_DATABASE_URL);
-  url.searchParams.set("options", `-c search_path=${schema}`);
+  url.searchParams.set("search_path", schema);
   return url.toString();
 }
