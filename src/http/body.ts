@@ -2,6 +2,7 @@
 // trusts the types it receives.
 import * as v from "valibot";
 import { HttpError, type ProblemSlug } from "./errors.ts";
+import { requestBytes } from "./raw_body.ts";
 
 export const SINGLE_BODY_LIMIT = 64 * 1024;
 export const BULK_BODY_LIMIT = 2 * 1024 * 1024;
@@ -25,7 +26,7 @@ export interface ReadJsonOptions {
 
 export async function readJson<S extends v.GenericSchema>(request: Request, schema: S, options: ReadJsonOptions): Promise<v.InferOutput<S>> {
   const { limit, oversized } = options;
-  const bytes = new Uint8Array(await request.arrayBuffer());
+  const bytes = await requestBytes(request);
   if (bytes.byteLength > limit) {
     throw new HttpError(oversized, `Cannot read body: it exceeds ${limit} bytes`, oversized === "batch-too-large" ? { extensions: { limit_bytes: limit } } : {});
   }

@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "../log.ts";
 import type { App } from "./app.ts";
 import { BULK_BODY_LIMIT } from "./body.ts";
+import { attachRequestBody, responseBytes } from "./raw_body.ts";
 
 const BODY_CEILING = BULK_BODY_LIMIT + 1;
 
@@ -46,13 +47,14 @@ async function handle(app: App, req: IncomingMessage, res: ServerResponse, base:
   const body = await readBody(req);
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
-  const request = new Request(base + (req.url ?? "/"), { method: req.method, headers, body, signal: controller.signal });
+  const request = new Request(base + (req.url ?? "/"), { method: req.method, headers, signal: controller.signal });
+  if (body) attachRequestBody(request, body);
   const response = await app.fetch(request);
   const out: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     out[name] = value;
   });
-  const payload = req.method === "HEAD" ? undefined : Buffer.from(await response.arrayBuffer());
+  const payload = req.method === "HEAD" ? undefined : await responseBytes(response);
   if (payload) out["content-length"] = String(payload.length);
   res.writeHead(response.status, out);
   res.end(payload);

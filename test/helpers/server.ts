@@ -8,6 +8,7 @@ import { serve } from "../../src/http/serve.ts";
 import { createKey, type Endpoint } from "../../src/auth/key_store.ts";
 import type { AddressVerifier, EmailVerifier, JobQueue, Services } from "../../src/services.ts";
 import { testDatabase, type DatabaseKind } from "./database.ts";
+import { createJobQueue } from "../../src/jobs/job_queue.ts";
 
 export interface TestServer {
   url: string;
@@ -16,6 +17,8 @@ export interface TestServer {
   key(options?: { account?: string; plan?: string; mode?: "live" | "test"; endpoints?: Endpoint[] }): Promise<string>;
   post(path: string, key: string | undefined, body: unknown, headers?: Record<string, string>): Promise<Response>;
   get(path: string, key?: string): Promise<Response>;
+  /** Runs `stop` at the end of the test, before the server and its database close (last registered, first run). */
+  onClose(stop: () => Promise<unknown> | unknown): void;
 }
 
 export interface StartOptions {
@@ -41,12 +44,14 @@ export async function startTestServer(t: TestContext, options: StartOptions = {}
     ...core,
     email: engines.email ?? options.email ?? (missing("email engine") as EmailVerifier),
     address: engines.address ?? options.address ?? (missing("address engine") as AddressVerifier),
-    jobs: engines.jobs ?? options.jobs ?? (missing("job queue") as JobQueue),
+    jobs: engines.jobs ?? options.jobs ?? createJobQueue(core.db.sql),
   });
   const server = await serve(createApp(services), { port: 0, host: "127.0.0.1", log: silentLogger });
   // PUBLIC_URL is only known once the port is: problem types and poll URLs use it.
   services.config.publicUrl = server.url;
+  const stops: Array<() => Promise<unknown> | unknown> = [];
   t.after(async () => {
+    for (const stop of stops.reverse()) await stop();
     await server.close(1000);
     await core.db.close();
     await db.dispose();
@@ -56,6 +61,7 @@ export async function startTestServer(t: TestContext, options: StartOptions = {}
     url: server.url,
     services,
     core,
+    onClose: (stop) => stops.push(stop),
     async key(opts = {}) {
       const { key } = await createKey(core.db.sql, {
         account: opts.account ?? `acct-${++n}`,

@@ -66,12 +66,7 @@ test("test keys answer the reserved addresses as the spec's table says", async (
 });
 
 test("test keys combine reserved inputs in signup and answer reserved bulk offline", async (t) => {
-  const server = await startTestServer(t, {
-    engines: async (core) => {
-      const { createJobQueue } = await import("../../src/jobs/job_queue.ts");
-      return { jobs: createJobQueue(core.db.sql) };
-    },
-  });
+  const server = await startTestServer(t);
   const key = await server.key({ mode: "test" });
   const signup = await server.post("/v1/signup", key, {
     email: "deliverable@vrai.test",

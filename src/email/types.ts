@@ -1,0 +1,65 @@
+// Public shapes of the email engine (the HTTP layer and the job runner code against these) and the internal
+// contract every check follows.
+
+export type Verdict = "deliverable" | "undeliverable" | "risky" | "unknown";
+
+export type EmailReason =
+  | "invalid_syntax"
+  | "local_part_too_long"
+  | "domain_too_long"
+  | "provider_rule_violation"
+  | "domain_typo"
+  | "no_mx_record"
+  | "domain_does_not_resolve"
+  | "mailbox_not_found"
+  | "mailbox_full"
+  | "disposable_domain"
+  | "role_address"
+  | "catch_all_domain"
+  | "greylisted"
+  | "probe_timeout"
+  | "probe_unavailable";
+
+export type CheckName = "syntax" | "provider_rules" | "typo" | "disposable" | "role" | "mx" | "smtp" | "catch_all";
+
+export type CheckStatus = "pass" | "fail" | "inconclusive" | "skipped";
+
+export interface EmailVerification {
+  email: string;
+  verdict: Verdict;
+  reasons: EmailReason[];
+  suggestion: string | null;
+  flags: { disposable: boolean | null; role: boolean | null; catch_all: boolean | null };
+  checks: Record<CheckName, CheckStatus>;
+  duration_ms: number;
+}
+
+/** The address split and normalised by the syntax check; later checks only see this. */
+export interface ParsedEmail {
+  /** Local part as written (case kept: it may be significant to the receiving server). */
+  local: string;
+  /** Domain in lower-case ASCII (IDN converted to A-labels). */
+  domain: string;
+  /** True when the local part holds non-ASCII characters (RFC 6531, needs SMTPUTF8 at probe time). */
+  utf8Local: boolean;
+  /** True for a quoted-string local part. */
+  quoted: boolean;
+}
+
+/** One MX host with the addresses it resolved to, preference order kept. */
+export interface MxHost {
+  exchange: string;
+  priority: number;
+  addresses: string[];
+}
+
+/** What one check found. A failed stage is data, never an exception. */
+export interface CheckOutcome {
+  status: Exclude<CheckStatus, "skipped">;
+  reasons?: EmailReason[];
+  /** Stops the pipeline: every later check is reported as skipped. */
+  settles?: boolean;
+  suggestion?: string;
+  /** Only for greylisting: how long the server asked us to wait. */
+  retryAfterMs?: number;
+}

@@ -1,0 +1,137 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { silentLogger } from "../../../src/log.ts";
+import { parseCidr } from "../../../src/email/net/cidr.ts";
+import { createSmtpPool } from "../../../src/email/smtp/pool.ts";
+import { createSmtpProber } from "../../../src/email/smtp/prober.ts";
+import type { MxHost } from "../../../src/email/types.ts";
+import { createFakeDialer, type Responder } from "../fake_dialer.ts";
+
+const HOSTS: MxHost[] = [{ exchange: "mx.d.fr", priority: 10, addresses: ["93.184.216.10"] }];
+
+function setup(respond: Responder, options: { banner?: string; maxPerHost?: number } = {}) {
+  const dialer = createFakeDialer({ respond, banner: options.banner });
+  const pool = createSmtpPool({ maxPerHost: options.maxPerHost ?? 2 });
+  const prober = createSmtpProber({
+    dialer, pool, port: 25, heloName: "probe.example", mailFrom: "verify@probe.example",
+    probeTimeoutMs: 1000, allow: [], log: silentLogger,
+  });
+  return { dialer, pool, prober };
+}
+
+const ok: Responder = (line) => (line.startsWith("RCPT") && line.includes("nobody") ? "550 5.1.1 User unknown" : "250 ok");
+const opts = (extra: Partial<{ reuse: boolean; hold: boolean; utf8: boolean }> = {}) => ({
+  signal: new AbortController().signal, reuse: false, hold: false, utf8: false, ...extra,
+});
+
+test("probe() speaks EHLO, MAIL FROM, RCPT TO and QUIT in that order", async () => {
+  const { dialer, prober } = setup(ok);
+  const { outcome } = await prober.probe(HOSTS, "jane@d.fr", opts());
+  assert.equal(outcome.kind === "reply" && outcome.category, "accepted");
+  await new Promise((r) => setTimeout(r, 10));
+  assert.deepEqual(dialer.connections[0]!.commands, ["EHLO probe.example", "MAIL FROM:<verify@probe.example>", "RCPT TO:<jane@d.fr>", "QUIT"]);
+});
+
+test("probe() falls back to HELO when EHLO is refused", async () => {
+  const { dialer, prober } = setup((line) => (line.startsWith("EHLO") ? "502 5.5.1 Command not implemented" : "250 ok"));
+  const { outcome } = await prober.probe(HOSTS, "jane@d.fr", opts());
+  assert.equal(outcome.kind === "reply" && outcome.category, "accepted");
+  assert.deepEqual(dialer.connections[0]!.commands.slice(0, 2), ["EHLO probe.example", "HELO probe.example"]);
+});
+
+test("probe() does not send a UTF-8 recipient to a server without SMTPUTF8", async () => {
+  const { dialer, prober } = setup(ok);
+  const { outcome } = await prober.probe(HOSTS, "josé@d.fr", opts({ utf8: true }));
+  assert.deepEqual(outcome, { kind: "unavailable", why: "no SMTPUTF8" });
+  assert.ok(!dialer.connections[0]!.commands.some((c) => c.startsWith("RCPT")));
+});
+
+test("probe() sends MAIL FROM with SMTPUTF8 to a server that offers it", async () => {
+  const { dialer, prober } = setup((line) => (line.startsWith("EHLO") ? "250-mx\n250 SMTPUTF8" : "250 ok"));
+  const { outcome } = await prober.probe(HOSTS, "josé@d.fr", opts({ utf8: true }));
+  assert.equal(outcome.kind === "reply" && outcome.category, "accepted");
+  assert.ok(dialer.connections[0]!.commands.includes("MAIL FROM:<verify@probe.example> SMTPUTF8"));
+});
+
+test("probe() tries the next MX host when the first refuses at the banner", async () => {
+  const hosts: MxHost[] = [
+    { exchange: "mx1.d.fr", priority: 10, addresses: ["93.184.216.1"] },
+    { exchange: "mx2.d.fr", priority: 20, addresses: ["93.184.216.2"] },
+  ];
+  const dialer = createFakeDialer({ respond: ok, refuse: (t) => t.host === "mx1.d.fr" });
+  const prober = createSmtpProber({
+    dialer, pool: createSmtpPool({ maxPerHost: 1 }), port: 25, heloName: "h", mailFrom: "f@h.example",
+    probeTimeoutMs: 1000, allow: [], log: silentLogger,
+  });
+  const { outcome } = await prober.probe(hosts, "jane@d.fr", opts());
+  assert.equal(outcome.kind === "reply" && outcome.host, "mx2.d.fr");
+});
+
+test("probe() refuses an MX host on a private address unless its range is allowed", async () => {
+  const hosts: MxHost[] = [{ exchange: "mx.d.fr", priority: 10, addresses: ["10.0.0.5"] }];
+  const { dialer, prober } = setup(ok);
+  assert.deepEqual((await prober.probe(hosts, "jane@d.fr", opts())).outcome, { kind: "unavailable", why: "target refused" });
+  assert.equal(dialer.connections.length, 0);
+  const allowed = createSmtpProber({
+    dialer, pool: createSmtpPool({ maxPerHost: 1 }), port: 25, heloName: "h", mailFrom: "f@h.example",
+    probeTimeoutMs: 1000, allow: [parseCidr("10.0.0.0/8")], log: silentLogger,
+  });
+  assert.equal((await allowed.probe(hosts, "jane@d.fr", opts())).outcome.kind, "reply");
+});
+
+test("probe() reuses an idle connection with RSET when reuse is on", async () => {
+  const { dialer, prober, pool } = setup(ok, { maxPerHost: 1 });
+  await prober.probe(HOSTS, "a@d.fr", opts({ reuse: true }));
+  await prober.probe(HOSTS, "b@d.fr", opts({ reuse: true }));
+  assert.equal(dialer.connections.length, 1);
+  assert.deepEqual(dialer.connections[0]!.commands.slice(3), ["RSET", "MAIL FROM:<verify@probe.example>", "RCPT TO:<b@d.fr>"]);
+  await pool.drain();
+});
+
+test("probe() opens a new connection when the server refuses RSET", async () => {
+  const { dialer, prober, pool } = setup((line) => (line === "RSET" ? "502 5.5.1 no" : "250 ok"), { maxPerHost: 1 });
+  await prober.probe(HOSTS, "a@d.fr", opts({ reuse: true }));
+  const { outcome } = await prober.probe(HOSTS, "b@d.fr", opts({ reuse: true }));
+  assert.equal(outcome.kind === "reply" && outcome.category, "accepted");
+  assert.equal(dialer.connections.length, 2);
+  await pool.drain();
+});
+
+test("probe() opens a new connection when a reused one refuses more recipients", async () => {
+  const { dialer, prober, pool } = setup(
+    (line, conn) => (line.startsWith("RCPT") && conn.commands.filter((c) => c.startsWith("RCPT")).length > 1 ? "452 4.5.3 Error: too many recipients" : "250 ok"),
+    { maxPerHost: 1 },
+  );
+  await prober.probe(HOSTS, "a@d.fr", opts({ reuse: true }));
+  const { outcome } = await prober.probe(HOSTS, "b@d.fr", opts({ reuse: true }));
+  assert.equal(outcome.kind === "reply" && outcome.category, "accepted");
+  assert.equal(dialer.connections.length, 2);
+  await pool.drain();
+});
+
+test("probeAgain() asks a second recipient on the held connection after RSET", async () => {
+  const { dialer, prober } = setup(ok);
+  const first = await prober.probe(HOSTS, "jane@d.fr", opts({ hold: true }));
+  assert.ok(first.held !== null);
+  const again = await prober.probeAgain(first.held, "nobody@d.fr", { signal: new AbortController().signal, utf8: false });
+  assert.equal(again?.kind === "reply" && again.category, "mailbox_not_found");
+  prober.release(first.held, { keep: false });
+  assert.equal(dialer.connections.length, 1);
+  assert.ok(dialer.connections[0]!.commands.includes("RSET"));
+});
+
+test("the pool never opens more than maxPerHost connections to one MX host", async () => {
+  let open = 0;
+  let max = 0;
+  const { prober, pool } = setup(
+    (line) => {
+      if (line.startsWith("EHLO")) max = Math.max(max, ++open);
+      if (line === "QUIT") open--;
+      return "250 ok";
+    },
+    { maxPerHost: 2 },
+  );
+  await Promise.all(Array.from({ length: 8 }, (_, i) => prober.probe(HOSTS, `u${i}@d.fr`, opts())));
+  assert.ok(max <= 2, `max ${max}`);
+  await pool.drain();
+});
