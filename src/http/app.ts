@@ -5,6 +5,7 @@ import { isDatabaseUnavailable } from "../store/unavailable.ts";
 import { HttpError } from "./errors.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { problem } from "./problem.ts";
+import { pathnameOf } from "./light.ts";
 import { createRouter, type Route } from "./router.ts";
 import { errorPage } from "./routes/error_pages.ts";
 import { healthz, readyzRoute } from "./routes/health.ts";
@@ -55,11 +56,10 @@ export function createApp(services: Services): App {
   return {
     async fetch(request) {
       const started = performance.now();
-      const url = new URL(request.url);
       let pattern = "(none)";
       let response: Response;
       try {
-        const match = route(request.method, url.pathname);
+        const match = route(request.method, pathnameOf(request.url));
         pattern = match.route.pattern;
         response = await match.route.handler(request, match.params);
       } catch (error) {

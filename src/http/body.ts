@@ -2,7 +2,7 @@
 // trusts the types it receives.
 import * as v from "valibot";
 import { HttpError, type ProblemSlug } from "./errors.ts";
-import { requestBytes } from "./raw_body.ts";
+import { requestBytes } from "./light.ts";
 
 export const SINGLE_BODY_LIMIT = 64 * 1024;
 export const BULK_BODY_LIMIT = 2 * 1024 * 1024;

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "../log.ts";
 import type { App } from "./app.ts";
 import { BULK_BODY_LIMIT } from "./body.ts";
-import { attachRequestBody, responseBytes } from "./raw_body.ts";
+import { LightRequest, LightResponse } from "./light.ts";
 
 const BODY_CEILING = BULK_BODY_LIMIT + 1;
 
@@ -45,19 +45,22 @@ async function handle(app: App, req: IncomingMessage, res: ServerResponse, base:
     if (!res.writableFinished) controller.abort();
   });
   const body = await readBody(req);
-  const headers = new Headers();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
-  const request = new Request(base + (req.url ?? "/"), { method: req.method, headers, signal: controller.signal });
-  if (body) attachRequestBody(request, body);
-  const response = await app.fetch(request);
-  const out: Record<string, string | string[]> = {};
-  response.headers.forEach((value, name) => {
-    out[name] = value;
-  });
-  const payload = req.method === "HEAD" ? undefined : await responseBytes(response);
-  if (payload) out["content-length"] = String(payload.length);
-  res.writeHead(response.status, out);
-  res.end(payload);
+  const request = new LightRequest(req.method ?? "GET", base + (req.url ?? "/"), req.headers, controller.signal, body);
+  const response = await app.fetch(request as unknown as Request);
+  let headers: Record<string, string>;
+  let payload: Buffer;
+  if (response instanceof LightResponse) {
+    headers = response.rawHeaders;
+    payload = Buffer.from(response.bodyText);
+  } else {
+    headers = {};
+    response.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    payload = Buffer.from(await response.arrayBuffer());
+  }
+  res.writeHead(response.status, { ...headers, "content-length": String(payload.length) });
+  res.end(req.method === "HEAD" ? undefined : payload);
 }
 
 export function serve(app: App, options: ServeOptions): Promise<RunningServer> {
