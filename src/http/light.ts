@@ -28,7 +28,7 @@ export class LightRequest {
     readonly url: string,
     headers: IncomingHttpHeaders,
     readonly signal: AbortSignal,
-    private readonly body: Buffer | undefined,
+    private readonly rawBody: Buffer | undefined,
   ) {
     this.headers = new NodeHeaders(headers) as unknown as Headers;
   }
@@ -43,7 +43,7 @@ export class LightRequest {
     return JSON.parse(await this.text());
   }
   bytes(): Uint8Array {
-    return this.body ?? new Uint8Array(0);
+    return this.rawBody ?? new Uint8Array(0);
   }
 }
 

@@ -4,6 +4,7 @@
 import type * as v from "valibot";
 import type { Endpoint } from "../auth/key_store.ts";
 import type { QuotaCharge } from "../limits/quota.ts";
+import type { MeteredEndpoint } from "../accounts/plans.ts";
 import { quotaHeaders } from "../limits/quota.ts";
 import type { Services } from "../services.ts";
 import { assertJsonContentType, readJson, type ReadJsonOptions } from "./body.ts";
@@ -20,6 +21,8 @@ export interface Answer {
 export interface VerificationCall<S extends v.GenericSchema> {
   /** The permission the key needs. */
   endpoint: Endpoint;
+  /** The quotas this call can draw from: their state is shown on refusals too. */
+  meters: MeteredEndpoint[];
   schema: S;
   body: ReadJsonOptions;
   /** Refusals that depend on the validated body and the plan (400 beyond the schema, 413). */
@@ -58,9 +61,9 @@ export function verificationHandler<S extends v.GenericSchema>(services: Service
       return reply(await call.run(body, caller, request.signal), headers);
     } catch (error) {
       if (charged.length > 0) await services.quota.refund(caller.key.accountId, caller.plan, charged).catch(() => {});
-      if (metered && charged.length === 0 && !(error instanceof HttpError && error.slug === "quota-exceeded")) {
-        const endpoints = [...new Set(call.endpoint === "signup" ? (["email", "address"] as const) : ([call.endpoint === "address" ? "address" : "email"] as const))];
-        const states = await services.quota.status(caller.key.accountId, caller.plan, endpoints).catch(() => []);
+      // A refused call shows what is left, uncharged (a 402 already carries the state that refused it).
+      if (metered && !(error instanceof HttpError && error.slug === "quota-exceeded")) {
+        const states = await services.quota.status(caller.key.accountId, caller.plan, call.meters).catch(() => []);
         headers = { ...headers, ...quotaHeaders(states) };
       }
       if (error instanceof HttpError) {

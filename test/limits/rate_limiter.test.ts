@@ -1,5 +1,5 @@
 // One conformance suite for both token-bucket stores: in memory (embedded database) and in PostgreSQL.
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { createMemoryRateLimiter } from "../../src/limits/memory_rate_limiter.ts";
@@ -8,7 +8,7 @@ import { decide, refill, type RateLimiter } from "../../src/limits/rate_limiter.
 import { openDatabase } from "../../src/store/db.ts";
 import { testDatabase } from "../helpers/database.ts";
 
-function conformance(name: string, make: (t: Parameters<Parameters<typeof test>[1]>[0]) => Promise<RateLimiter>) {
+function conformance(name: string, make: (t: TestContext) => Promise<RateLimiter>) {
   test(`${name}: a fresh bucket holds per_minute + burst tokens, then refuses with Retry-After`, async (t) => {
     const limiter = await make(t);
     const account = randomUUID();

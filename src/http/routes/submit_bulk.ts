@@ -28,6 +28,7 @@ export function submitBulkRoute(services: Services) {
   };
   return verificationHandler(services, {
     endpoint: "email",
+    meters: ["email"],
     schema: BulkRequestSchema,
     body: { limit: BULK_BODY_LIMIT, oversized: "batch-too-large" },
     check(body, caller) {

@@ -20,6 +20,7 @@ export function testAddressOrRefuse(input: AddressInput) {
 export function verifyAddressRoute(services: Services) {
   return verificationHandler(services, {
     endpoint: "address",
+    meters: ["address"],
     schema: AddressInputSchema,
     body: { limit: SINGLE_BODY_LIMIT, oversized: "invalid-request" },
     testAnswer: (body) => ({ data: testAddressOrRefuse(body) }),

@@ -16,6 +16,7 @@ export function testEmailOrRefuse(email: string) {
 export function verifyEmailRoute(services: Services) {
   return verificationHandler(services, {
     endpoint: "email",
+    meters: ["email"],
     schema: EmailRequestSchema,
     body: { limit: SINGLE_BODY_LIMIT, oversized: "invalid-request" },
     testAnswer: (body) => ({ data: testEmailOrRefuse(body.email) }),

@@ -27,6 +27,7 @@ function addressOf(body: SignupBody) {
 export function verifySignupRoute(services: Services) {
   return verificationHandler(services, {
     endpoint: "signup",
+    meters: ["email", "address"],
     schema: SignupRequestSchema,
     body: { limit: SINGLE_BODY_LIMIT, oversized: "invalid-request" },
     check(body) {

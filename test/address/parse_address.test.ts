@@ -1,0 +1,84 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { isFrance, splitCountry } from "../../src/address/parse/country.ts";
+import { readHouseNumber } from "../../src/address/parse/house_number.ts";
+import { parseAddress, type ParsedAddress } from "../../src/address/parse/parse_address.ts";
+import type { AddressInput } from "../../src/address/types.ts";
+
+const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
+  [{ line: "12 bis Rue de Rivoli, 75001 Paris" }, { houseNumber: "12", suffix: "b", street: "Rue de Rivoli", postcode: "75001", city: "Paris" }],
+  [{ line: "12bis r de rivoli 75001 PARIS" }, { houseNumber: "12", suffix: "b", street: "r de rivoli", postcode: "75001", city: "PARIS" }],
+  [{ line: "12 B rue de Rivoli 75001 Paris" }, { houseNumber: "12", suffix: "b", street: "rue de Rivoli" }],
+  [{ line: "12 ter, rue de Rivoli 75001 Paris" }, { houseNumber: "12", suffix: "t", street: "rue de Rivoli" }],
+  [{ line: "7 quater rue X 75001 Paris" }, { houseNumber: "7", suffix: "q" }],
+  [{ line: "42 A rue X 75001 Paris" }, { houseNumber: "42", suffix: "a" }],
+  [{ line: "241 r de la paix 75002 paris" }, { houseNumber: "241", suffix: null, street: "r de la paix" }],
+  [{ line: "3 rue du 8 mai 1945 75010 Paris" }, { houseNumber: "3", street: "rue du 8 mai 1945", postcode: "75010" }],
+  [{ line: "rue du 8 mai 1945 75010 Paris" }, { houseNumber: null, street: "rue du 8 mai 1945" }],
+  [{ line: "0003 rue X 75010 Paris" }, { houseNumber: "3" }],
+  [{ line: "12-14 rue X 75001 Paris, Bât B" }, { houseNumber: "12", street: "rue X", city: "Paris" }],
+  [{ line: "4 à 8 rue X 75001 Paris" }, { houseNumber: "4", street: "rue X" }],
+  [{ line: "12 rue de Rivoli, Bât B, 75001 Paris" }, { street: "rue de Rivoli", postcode: "75001" }],
+  [{ line: "3 rue de Rivoli appartement 12 75001 Paris" }, { houseNumber: "3", street: "rue de Rivoli" }],
+  [{ line: "3 rue de Rivoli bât. C esc 2 75001 Paris" }, { houseNumber: "3", street: "rue de Rivoli" }],
+  [{ line: "Apt 12, 3 rue de Rivoli 75001 Paris" }, { houseNumber: "3", street: "rue de Rivoli" }],
+  [{ line: "Bâtiment B 3 rue de la Porte 75001 Paris" }, { houseNumber: "3", street: "rue de la Porte" }],
+  [{ line: "12 rue de Rivoli, Paris" }, { postcode: null, city: "Paris", street: "rue de Rivoli" }],
+  [{ line: "12 rue de Rivoli, Paris 75001" }, { postcode: "75001", city: "Paris", street: "rue de Rivoli" }],
+  [{ line: "12 rue de Rivoli 75001" }, { postcode: "75001", city: null }],
+  [{ line: "75001 Paris" }, { street: null, postcode: "75001", city: "Paris" }],
+  [{ line: "Immeuble Plein-Centre 60, avenue du Centre 78180 Montigny-le-Bretonneux" }, { houseNumber: "60", street: "avenue du Centre", postcode: "78180", city: "Montigny-le-Bretonneux" }],
+  [{ line: "20 avenue de Ségur TSA 30719 75334 Paris Cedex 07" }, { houseNumber: "20", street: "avenue de Ségur", postcode: null, city: "Paris", cedexDepartement: "75" }],
+  [{ line: "2 allée Jules Guesde BP 7015 31068 TOULOUSE" }, { postcode: "31068", city: "TOULOUSE", street: "allée Jules Guesde" }],
+  [{ line: "Lieu-Dit Les Chênes 12345 Bourg" }, { street: "Les Chênes" }],
+  [{ line: "12e étage 3 rue X 75001 Paris" }, { houseNumber: "3", street: "rue X" }],
+  [{ line: "32bis Rue des Vosges93290 Tremblay" }, { houseNumber: "32", suffix: "b", postcode: "93290", city: "Tremblay" }],
+  [{ line: "10 Downing Street, London, United Kingdom" }, { country: "United Kingdom" }],
+  [{ line: "12 rue de Rivoli 75001 Paris France" }, { country: "France", city: "Paris" }],
+  [{ line: "8 rue X 75008 Paris, FR" }, { country: "FR", city: "Paris" }],
+  // Fields override the line.
+  [{ line: "12 rue de Rivoli 75001 Paris", postcode: "75004" }, { postcode: "75004", houseNumber: "12" }],
+  [{ line: "12 rue de Rivoli 75001 Paris", house_number: "14 bis" }, { houseNumber: "14", suffix: "b" }],
+  [{ house_number: "12B", street: "rue de rivoli", postcode: "75001", city: "Paris" }, { houseNumber: "12", suffix: "b", street: "rue de rivoli" }],
+  [{ house_number: "12", street: "12 rue de rivoli" }, { houseNumber: "12", street: "rue de rivoli" }],
+  [{ street: "rue de rivoli", postcode: "75001", city: "PARIS CEDEX 01" }, { postcode: null, cedexDepartement: "75", city: "PARIS" }],
+  [{ street: "rue X", postcode: "1000", city: "Bourg-en-Bresse" }, { postcode: "01000" }],
+  [{ country: "de" }, { country: "de", street: null }],
+  [{}, { houseNumber: null, street: null, postcode: null, city: null, country: null }],
+];
+
+for (const [input, expected] of CASES) {
+  test(`parseAddress() reads ${JSON.stringify(input)}`, () => {
+    const parsed = parseAddress(input);
+    for (const [k, v] of Object.entries(expected)) assert.equal(parsed[k as keyof ParsedAddress], v, k);
+  });
+}
+
+test("readHouseNumber() keeps a lone letter as the type when no type follows", () => {
+  assert.deepEqual(readHouseNumber("241 r de la paix"), { number: "241", suffix: null, rest: "r de la paix" });
+  assert.deepEqual(readHouseNumber("241 r rue de la paix"), { number: "241", suffix: "r", rest: "rue de la paix" });
+  assert.equal(readHouseNumber("75001 Paris"), null);
+  assert.equal(readHouseNumber("rue X"), null);
+});
+
+test("isFrance() accepts alpha-2, alpha-3 and names in any case", () => {
+  for (const v of ["FR", "fr", "FRA", "fra", "France", "FRANCE", "france", "République française", "RE", "Guadeloupe"]) assert.ok(isFrance(v), v);
+  for (const v of ["DE", "DEU", "Germany", "Allemagne", "BE", "Belgique", "US", "xx"]) assert.ok(!isFrance(v), v);
+});
+
+test("splitCountry() takes a trailing country off a line, and nothing else", () => {
+  assert.deepEqual(splitCountry("1 rue X 75001 Paris, Belgique"), { rest: "1 rue X 75001 Paris", country: "Belgique" });
+  assert.deepEqual(splitCountry("1 rue X 1000 Bruxelles, BE"), { rest: "1 rue X 1000 Bruxelles", country: "BE" });
+  assert.deepEqual(splitCountry("1 rue X, 75001 Paris"), { rest: "1 rue X, 75001 Paris", country: null });
+  assert.deepEqual(splitCountry("1 rue X 75001 Paris Allemagne"), { rest: "1 rue X 75001 Paris", country: "Allemagne" });
+});
+
+test("parseAddress() keeps an unknown suffix word as written", () => {
+  assert.equal(parseAddress({ house_number: "12 constructor" }).suffix, "constructor");
+});
+
+test("parseAddress() keeps street words that start like a unit word", () => {
+  for (const street of ["Rue de la Chine", "Rue de la Bataille", "Rue de l'Escaut", "Passage de l'Appel"]) {
+    assert.equal(parseAddress({ line: `3 ${street} 75020 Paris` }).street, street);
+  }
+});

@@ -1,0 +1,225 @@
+// One conformance suite for the job store, run against the embedded database and the real PostgreSQL alike.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, beforeEach, describe, it } from "node:test";
+import { createJobStore, FAILURE_VERIFIER, type JobStore } from "../../src/jobs/job_store.ts";
+import type { Sql } from "../../src/store/db.ts";
+import { answer } from "./fake_verifier.ts";
+import { createAccount, type TestDatabase } from "./test_database.ts";
+
+const HOUR = 3600_000;
+
+export function jobStoreSuite(name: string, open: () => Promise<TestDatabase>): void {
+  describe(`job store on ${name}`, () => {
+    let db: TestDatabase;
+    let sql: Sql;
+    let store: JobStore;
+    let account: string;
+
+    before(async () => {
+      db = await open();
+      sql = db.sql;
+      store = createJobStore(sql);
+    });
+    after(async () => {
+      await db?.close();
+    });
+    // claim() serves every job in the table: each test starts from an empty queue.
+    beforeEach(async () => {
+      await sql`delete from jobs`;
+      account = await createAccount(sql);
+    });
+
+    it("submit() deduplicates, keeps the first spelling in submission order and expires 48 hours later", async () => {
+      const now = new Date("2026-01-10T12:00:00.000Z");
+      const job = await store.submit(account, [" Jane@Example.com", "b@x.fr", "jane@example.COM ", "c@x.fr"], { now });
+      assert.equal(job.total, 3);
+      assert.equal(job.createdAt.toISOString(), now.toISOString());
+      assert.equal(job.expiresAt.getTime() - job.createdAt.getTime(), 48 * HOUR);
+      const emails = await sql`select email from job_items where job_id = ${job.jobId} order by position`;
+      assert.deepEqual(emails.map((r) => r.email), ["Jane@Example.com", "b@x.fr", "c@x.fr"]);
+      const read = await store.read(account, job.jobId, { now });
+      assert.deepEqual(read, {
+        job_id: job.jobId,
+        status: "queued",
+        total: 3,
+        processed: 0,
+        created_at: "2026-01-10T12:00:00.000Z",
+        expires_at: "2026-01-12T12:00:00.000Z",
+        results: [],
+      });
+    });
+
+    it("submit() stores 5000 addresses in one statement", async () => {
+      const emails = Array.from({ length: 5000 }, (_, i) => `user${i}@domain${i % 50}.test`);
+      const job = await store.submit(account, emails);
+      assert.equal(job.total, 5000);
+      const [row] = await sql`select count(*)::int as n, min(position) as lo, max(position) as hi from job_items where job_id = ${job.jobId}`;
+      assert.deepEqual({ n: row!.n, lo: row!.lo, hi: row!.hi }, { n: 5000, lo: 1, hi: 5000 });
+    });
+
+    it("submit() of nothing gives a completed job with no results", async () => {
+      const job = await store.submit(account, []);
+      const read = await store.read(account, job.jobId);
+      assert.equal(read?.status, "completed");
+      assert.equal(read?.total, 0);
+    });
+
+    it("submit() with answers stores the job already completed with them, and nothing to claim", async () => {
+      const answers = [answer("deliverable@vrai.test"), answer("bad@vrai.test")];
+      const job = await store.submit(account, ["deliverable@vrai.test", "bad@vrai.test", "BAD@vrai.test"], { answers });
+      const read = await store.read(account, job.jobId);
+      assert.equal(read?.status, "completed");
+      assert.equal(read?.processed, 2);
+      assert.deepEqual(read?.results, answers);
+      assert.deepEqual(await store.claim("w1", { limit: 10, leaseMs: 1000 }), []);
+      await assert.rejects(store.submit(account, ["a@x.fr"], { answers: [] }), RangeError);
+    });
+
+    it("read() answers undefined alike for an unknown, malformed, foreign or expired job", async () => {
+      const now = new Date();
+      const job = await store.submit(account, ["a@x.fr"], { now });
+      const stranger = await createAccount(sql);
+      assert.ok(await store.read(account, job.jobId, { now }));
+      assert.equal(await store.read(account, randomUUID(), { now }), undefined);
+      assert.equal(await store.read(account, "not-a-uuid", { now }), undefined);
+      assert.equal(await store.read(stranger, job.jobId, { now }), undefined);
+      assert.equal(await store.read(account, job.jobId, { now: new Date(now.getTime() + 48 * HOUR) }), undefined);
+    });
+
+    it("claim() hands out items in submission order, marks the job running and never hands an item out twice under a live lease", async () => {
+      const job = await store.submit(account, ["a@x.fr", "b@x.fr", "c@x.fr"]);
+      const first = await store.claim("w1", { limit: 2, leaseMs: 60_000 });
+      assert.deepEqual(first.map((i) => [i.email, i.position, i.attempts, i.owner]), [
+        ["a@x.fr", 1, 1, "w1"],
+        ["b@x.fr", 2, 1, "w1"],
+      ]);
+      assert.equal((await store.read(account, job.jobId))?.status, "running");
+      const second = await store.claim("w2", { limit: 5, leaseMs: 60_000 });
+      assert.deepEqual(second.map((i) => i.email), ["c@x.fr"]);
+      assert.deepEqual(await store.claim("w3", { limit: 5, leaseMs: 60_000 }), []);
+    });
+
+    it("claim() from concurrent claimers shares the items without overlap", async () => {
+      const emails = Array.from({ length: 200 }, (_, i) => `u${i}@x.fr`);
+      await store.submit(account, emails);
+      const peer = await db.openPeer();
+      try {
+        const peerStore = createJobStore(peer.sql);
+        const claims = await Promise.all(
+          Array.from({ length: 8 }, (_, i) => (i % 2 ? peerStore : store).claim(`w${i}`, { limit: 30, leaseMs: 60_000 })),
+        );
+        const positions = claims.flat().map((i) => i.position);
+        assert.equal(positions.length, 200);
+        assert.equal(new Set(positions).size, 200);
+      } finally {
+        await peer.close();
+      }
+    });
+
+    it("claim() takes back the items of a worker whose lease ran out, counting the attempt", async () => {
+      const now = new Date();
+      await store.submit(account, ["a@x.fr"], { now });
+      await store.claim("dead", { limit: 1, leaseMs: 1000, now });
+      assert.deepEqual(await store.claim("w2", { limit: 1, leaseMs: 1000, now: new Date(now.getTime() + 999) }), []);
+      const [item] = await store.claim("w2", { limit: 1, leaseMs: 1000, now: new Date(now.getTime() + 1000) });
+      assert.equal(item?.attempts, 2);
+      assert.equal(item?.owner, "w2");
+    });
+
+    it("renew() keeps a lease alive past its first term", async () => {
+      const now = new Date();
+      await store.submit(account, ["a@x.fr"], { now });
+      const items = await store.claim("w1", { limit: 1, leaseMs: 1000, now });
+      assert.equal(await store.renew(items, { leaseMs: 1000, now: new Date(now.getTime() + 900) }), 1);
+      assert.deepEqual(await store.claim("w2", { limit: 1, leaseMs: 1000, now: new Date(now.getTime() + 1500) }), []);
+    });
+
+    it("complete() writes one result per item, only under the writer's lease, and finishes the job with its last item", async () => {
+      const now = new Date();
+      const job = await store.submit(account, ["a@x.fr", "bad@x.fr", "c@x.fr"], { now });
+      const [a, bad, c] = await store.claim("w1", { limit: 3, leaseMs: 1000, now });
+      assert.equal(await store.complete(c!, { result: answer("c@x.fr") }), true);
+      assert.equal(await store.complete(a!, { result: answer("a@x.fr") }), true);
+      // Progress is visible, in submission order, before the job ends.
+      const partial = await store.read(account, job.jobId);
+      assert.equal(partial?.status, "running");
+      assert.equal(partial?.processed, 2);
+      assert.deepEqual(partial?.results.map((r) => r.email), ["a@x.fr", "c@x.fr"]);
+      // A second write of the same item, and a write by a worker that lost its lease, change nothing.
+      assert.equal(await store.complete(a!, { result: answer("bad@x.fr") }), false);
+      const [taken] = await store.claim("w2", { limit: 1, leaseMs: 1000, now: new Date(now.getTime() + 2000) });
+      assert.equal(taken?.position, 2);
+      assert.equal(await store.complete(bad!, { result: answer("bad@x.fr") }), false);
+      assert.equal(await store.complete(taken!, { result: answer("bad@x.fr") }), true);
+      const done = await store.read(account, job.jobId);
+      assert.equal(done?.status, "completed");
+      assert.equal(done?.processed, 3);
+      assert.deepEqual(done?.results, [answer("a@x.fr"), answer("bad@x.fr"), answer("c@x.fr")]);
+      assert.equal(done?.failure_reason, undefined);
+    });
+
+    it("complete() fails a job whose every item got the fallback answer, with a failure_reason", async () => {
+      const job = await store.submit(account, ["a@x.fr"]);
+      const [a] = await store.claim("w1", { limit: 1, leaseMs: 1000 });
+      await store.complete(a!, { result: answer("a@x.fr"), exhausted: true });
+      const read = await store.read(account, job.jobId);
+      assert.equal(read?.status, "failed");
+      assert.equal(read?.failure_reason, FAILURE_VERIFIER);
+      assert.equal(read?.results.length, 1);
+    });
+
+    it("defer() hides an item until its delay has passed and counts greylist tries", async () => {
+      const now = new Date();
+      await store.submit(account, ["a@x.fr"], { now });
+      const [a] = await store.claim("w1", { limit: 1, leaseMs: 1000, now });
+      assert.equal(await store.defer(a!, { delayMs: 60_000, greylisted: true, now }), true);
+      assert.deepEqual(await store.claim("w1", { limit: 1, leaseMs: 1000, now: new Date(now.getTime() + 59_999) }), []);
+      const [again] = await store.claim("w1", { limit: 1, leaseMs: 1000, now: new Date(now.getTime() + 60_000) });
+      assert.equal(again?.greylistTries, 1);
+      assert.equal(again?.greylistedAt?.toISOString(), now.toISOString());
+      assert.equal(again?.attempts, 2);
+      // A deferral after an error keeps the greylist count.
+      assert.equal(await store.defer(again!, { delayMs: 0 }), true);
+      const [third] = await store.claim("w1", { limit: 1, leaseMs: 1000 });
+      assert.equal(third?.greylistTries, 1);
+      assert.equal(third?.attempts, 3);
+    });
+
+    it("release() hands every held item back at once without counting the attempt", async () => {
+      await store.submit(account, ["a@x.fr", "b@x.fr"]);
+      await store.claim("w1", { limit: 2, leaseMs: 60_000 });
+      assert.equal(await store.release("w1"), 2);
+      assert.equal(await store.release("w1"), 0);
+      const again = await store.claim("w2", { limit: 2, leaseMs: 60_000 });
+      assert.deepEqual(again.map((i) => i.attempts), [1, 1]);
+    });
+
+    it("claim() leaves the items of an expired job alone", async () => {
+      const now = new Date();
+      await store.submit(account, ["a@x.fr"], { now });
+      assert.deepEqual(await store.claim("w1", { limit: 1, leaseMs: 1000, now: new Date(now.getTime() + 48 * HOUR) }), []);
+    });
+
+    it("reclaimAll() hands back the items of every owner, counting their attempt", async () => {
+      await store.submit(account, ["a@x.fr", "b@x.fr"]);
+      await store.claim("dead1", { limit: 1, leaseMs: 60_000 });
+      await store.claim("dead2", { limit: 1, leaseMs: 60_000 });
+      assert.equal(await store.reclaimAll(), 2);
+      const again = await store.claim("w1", { limit: 2, leaseMs: 60_000 });
+      assert.deepEqual(again.map((i) => i.attempts), [2, 2]);
+    });
+
+    it("sweep() deletes every row of the jobs submitted 48 hours ago and keeps the younger ones", async () => {
+      const now = new Date();
+      const old = await store.submit(account, ["a@x.fr", "b@x.fr"], { now: new Date(now.getTime() - 48 * HOUR) });
+      const young = await store.submit(account, ["c@x.fr"], { now: new Date(now.getTime() - 47 * HOUR) });
+      assert.equal(await store.sweep({ now }), 1);
+      const jobs = await sql`select id from jobs`;
+      assert.deepEqual(jobs.map((r) => r.id), [young.jobId]);
+      const [items] = await sql`select count(*)::int as n from job_items where job_id = ${old.jobId}`;
+      assert.equal(items!.n, 0);
+      assert.equal(await store.sweep({ now }), 0);
+    });
+  });
+}
