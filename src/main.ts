@@ -26,7 +26,8 @@ async function main(): Promise<void> {
   let runner: JobRunner | undefined;
   let sweeper: Sweeper | undefined;
   if (working) {
-    runner = startJobRunner({ sql: core.db.sql, verifier: email, log });
+    // The embedded database has one process: whatever is claimed at start was held by a process that died.
+    runner = startJobRunner({ sql: core.db.sql, verifier: email, log, exclusive: core.db.kind === "embedded" });
     sweeper = startSweeper({ sql: core.db.sql, log });
   }
   if (serving) {

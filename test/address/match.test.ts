@@ -96,6 +96,14 @@ describe("AddressMatcher over real communes", () => {
     assert.deepEqual(run({ postcode: "99999" }).reasons.sort(), ["missing_city", "missing_street", "postcode_city_mismatch"]);
   });
 
+  test("a city whose name ends like a country stays a French city", () => {
+    // Bouy-Luxembourg (Aube) and Saint-Martin (several communes) are not Luxembourg or the island of Saint-Martin.
+    assert.notEqual(run({ line: "1 rue X 10220 BOUY LUXEMBOURG" }).reasons[0], "country_not_covered");
+    assert.notEqual(run({ line: "1 rue X, Saint-Martin" }).reasons[0], "country_not_covered");
+    assert.deepEqual(run({ line: "1 rue X 1000 Bruxelles, Belgique" }).reasons, ["country_not_covered"]);
+    assert.deepEqual(run({ line: "1 rue X, 10220 Bouy-Luxembourg, Luxembourg" }).reasons, ["country_not_covered"]);
+  });
+
   test("a misspelt city without postcode is found nationwide (city_corrected)", () => {
     const r = run({ line: "4 cours de l'Intendance, Bordaux" });
     assert.deepEqual([r.verdict, r.reasons.sort()], ["incomplete", ["city_corrected", "missing_postcode"]]);

@@ -67,10 +67,10 @@ test("isFrance() accepts alpha-2, alpha-3 and names in any case", () => {
 });
 
 test("splitCountry() takes a trailing country off a line, and nothing else", () => {
-  assert.deepEqual(splitCountry("1 rue X 75001 Paris, Belgique"), { rest: "1 rue X 75001 Paris", country: "Belgique" });
-  assert.deepEqual(splitCountry("1 rue X 1000 Bruxelles, BE"), { rest: "1 rue X 1000 Bruxelles", country: "BE" });
-  assert.deepEqual(splitCountry("1 rue X, 75001 Paris"), { rest: "1 rue X, 75001 Paris", country: null });
-  assert.deepEqual(splitCountry("1 rue X 75001 Paris Allemagne"), { rest: "1 rue X 75001 Paris", country: "Allemagne" });
+  assert.deepEqual(splitCountry("1 rue X 75001 Paris, Belgique"), { rest: "1 rue X 75001 Paris", country: "Belgique", from: "segment" });
+  assert.deepEqual(splitCountry("1 rue X 1000 Bruxelles, BE"), { rest: "1 rue X 1000 Bruxelles", country: "BE", from: "segment" });
+  assert.deepEqual(splitCountry("1 rue X, 75001 Paris"), { rest: "1 rue X, 75001 Paris", country: null, from: null });
+  assert.deepEqual(splitCountry("1 rue X 75001 Paris Allemagne"), { rest: "1 rue X 75001 Paris", country: "Allemagne", from: "words" });
 });
 
 test("parseAddress() keeps an unknown suffix word as written", () => {

@@ -5,13 +5,13 @@ import { after, before, beforeEach, describe, it } from "node:test";
 import { createJobStore, FAILURE_VERIFIER, type JobStore } from "../../src/jobs/job_store.ts";
 import type { Sql } from "../../src/store/db.ts";
 import { answer } from "./fake_verifier.ts";
-import { createAccount, type TestDatabase } from "./test_database.ts";
+import { createAccount, type OpenTestDatabase } from "./test_database.ts";
 
 const HOUR = 3600_000;
 
-export function jobStoreSuite(name: string, open: () => Promise<TestDatabase>): void {
+export function jobStoreSuite(name: string, open: () => Promise<OpenTestDatabase>): void {
   describe(`job store on ${name}`, () => {
-    let db: TestDatabase;
+    let db: OpenTestDatabase;
     let sql: Sql;
     let store: JobStore;
     let account: string;

@@ -3,9 +3,6 @@
 // Either way each address ends with exactly one result.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -14,7 +11,8 @@ import { startJobRunner } from "../../src/jobs/runner.ts";
 import { silentLogger } from "../../src/log.ts";
 import { openDatabase, type Sql } from "../../src/store/db.ts";
 import { createFakeVerifier } from "./fake_verifier.ts";
-import { createAccount, openTestPostgres, TEST_DATABASE_URL } from "./test_database.ts";
+import { testDatabase } from "../helpers/database.ts";
+import { createAccount, openTestDatabase, TEST_DATABASE_URL } from "./test_database.ts";
 import { waitForJob } from "./wait_for_job.ts";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/slow_runner.ts", import.meta.url));
@@ -98,7 +96,7 @@ async function finishAndCheck(
 }
 
 it("a runner killed with SIGKILL on PostgreSQL loses nothing: another runner finishes once the lease ends", async () => {
-  const db = await openTestPostgres();
+  const db = await openTestDatabase("postgres");
   try {
     const store = createJobStore(db.sql);
     const account = await createAccount(db.sql);
@@ -112,7 +110,8 @@ it("a runner killed with SIGKILL on PostgreSQL loses nothing: another runner fin
 });
 
 it("a runner killed with SIGKILL on the embedded database loses nothing: a restart on the same STATE_DIR finishes", async () => {
-  const stateDir = mkdtempSync(join(tmpdir(), "vrai-kill-"));
+  const place = testDatabase("embedded");
+  const { stateDir } = place;
   try {
     let db = await openDatabase({ databaseUrl: undefined, stateDir });
     const store = createJobStore(db.sql);
@@ -128,6 +127,6 @@ it("a runner killed with SIGKILL on the embedded database loses nothing: a resta
       await db.close();
     }
   } finally {
-    rmSync(stateDir, { recursive: true, force: true });
+    await place.dispose();
   }
 });

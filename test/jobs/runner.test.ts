@@ -7,13 +7,13 @@ import { fallbackResult, interleaveDomains, startJobRunner, type JobRunner, type
 import { silentLogger } from "../../src/log.ts";
 import type { Sql } from "../../src/store/db.ts";
 import { answer, createFakeVerifier } from "./fake_verifier.ts";
-import { createAccount, openTestPostgres, type TestDatabase } from "./test_database.ts";
+import { createAccount, openTestDatabase, type OpenTestDatabase } from "./test_database.ts";
 import { waitForJob } from "./wait_for_job.ts";
 
 const FAST: Partial<JobRunnerOptions> = { pollMs: 10, log: silentLogger, greylist: { minDelayMs: 5, maxDelayMs: 50 } };
 
 describe("startJobRunner() on PostgreSQL", () => {
-  let db: TestDatabase;
+  let db: OpenTestDatabase;
   let sql: Sql;
   let store: JobStore;
   let account: string;
@@ -26,7 +26,7 @@ describe("startJobRunner() on PostgreSQL", () => {
   }
 
   before(async () => {
-    db = await openTestPostgres();
+    db = await openTestDatabase("postgres");
     sql = db.sql;
     store = createJobStore(sql);
   });

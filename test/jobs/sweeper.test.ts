@@ -4,12 +4,12 @@ import { after, before, it } from "node:test";
 import { createJobStore } from "../../src/jobs/job_store.ts";
 import { startSweeper } from "../../src/jobs/sweeper.ts";
 import { silentLogger } from "../../src/log.ts";
-import { createAccount, openTestPostgres, type TestDatabase } from "./test_database.ts";
+import { createAccount, openTestDatabase, type OpenTestDatabase } from "./test_database.ts";
 
 const HOUR = 3600_000;
-let db: TestDatabase;
+let db: OpenTestDatabase;
 before(async () => {
-  db = await openTestPostgres();
+  db = await openTestDatabase("postgres");
 });
 after(async () => {
   await db?.close();

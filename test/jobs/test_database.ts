@@ -1,49 +1,31 @@
-// Databases for the job tests: a fresh schema of the local PostgreSQL, or an embedded PGlite in a temporary STATE_DIR.
+// Open databases for the job tests, on the places test/helpers/database.ts sets aside: a fresh schema of the local
+// PostgreSQL, or an embedded PGlite in a fresh STATE_DIR.
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { openDatabase } from "../../src/store/db.ts";
-import type { Sql } from "../../src/store/db.ts";
+import { openDatabase, type Sql } from "../../src/store/db.ts";
+import { testDatabase, type DatabaseKind } from "../helpers/database.ts";
 
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+export { TEST_DATABASE_URL } from "../helpers/database.ts";
 
-export interface TestDatabase {
+export interface OpenTestDatabase {
   sql: Sql;
   /** PostgreSQL only: the schema every table of this test lives in. */
-  schema?: string;
-  /** Another connection pool on the same schema, as a second process would have. */
+  schema: string | undefined;
+  /** Another connection pool on the same database, as a second process would have (the same one when embedded). */
   openPeer(): Promise<{ sql: Sql; close(): Promise<void> }>;
   close(): Promise<void>;
 }
 
-export function newSchemaName(): string {
-  return "t_" + randomUUID().replaceAll("-", "").slice(0, 16);
-}
-
-export async function openTestPostgres(): Promise<TestDatabase> {
-  const schema = newSchemaName();
-  const db = await openDatabase({ databaseUrl: TEST_DATABASE_URL, stateDir: "" }, { schema });
+export async function openTestDatabase(kind: DatabaseKind): Promise<OpenTestDatabase> {
+  const place = testDatabase(kind);
+  const open = () => openDatabase({ databaseUrl: place.databaseUrl, stateDir: place.stateDir }, { schema: place.schema });
+  const db = await open();
   return {
     sql: db.sql,
-    schema,
-    openPeer: () => openDatabase({ databaseUrl: TEST_DATABASE_URL, stateDir: "" }, { schema }),
-    async close() {
-      await db.sql.unsafe(`drop schema ${schema} cascade`);
-      await db.close();
-    },
-  };
-}
-
-export async function openTestEmbedded(): Promise<TestDatabase> {
-  const stateDir = mkdtempSync(join(tmpdir(), "vrai-jobs-"));
-  const db = await openDatabase({ databaseUrl: undefined, stateDir });
-  return {
-    sql: db.sql,
-    openPeer: async () => ({ sql: db.sql, close: async () => {} }),
+    schema: place.schema,
+    openPeer: kind === "postgres" ? open : async () => ({ sql: db.sql, close: async () => {} }),
     async close() {
       await db.close();
-      rmSync(stateDir, { recursive: true, force: true });
+      await place.dispose();
     },
   };
 }

@@ -1,0 +1,71 @@
+// address_accuracy: share of a seeded evaluation set answered right, per category (exact addresses, typos,
+// abbreviations, wrong arrondissement postcodes, missing numbers, out-of-range numbers, invented streets), drawn from
+// the real Paris BAN file. Baseline from the same run: an exact-key lookup (normalisation only, no typo tolerance, no
+// postcode correction), to read what the fuzzy matcher adds.
+//   npx tsx bench/address_accuracy.ts        (env: ACCURACY_SEED=42, ACCURACY_PER_CATEGORY=1000)
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { buildEvalSet, type EvalCase, type EvalCategory } from "../src/address/eval_set.ts";
+import { BanIndex, readIndexFile } from "../src/address/index/ban_index.ts";
+import { asciiBytes } from "../src/address/index/format.ts";
+import { importBan } from "../src/address/index/import.ts";
+import { AddressMatcher } from "../src/address/match.ts";
+import { streetKey } from "../src/address/normalize/match_key.ts";
+import { parseAddress } from "../src/address/parse/parse_address.ts";
+import { compileReference } from "../src/address/reference/compile.ts";
+import { Reference } from "../src/address/reference/reference.ts";
+import type { AddressVerification } from "../src/address/types.ts";
+
+const PARIS = path.resolve("../shared/data/ban/adresses-75.csv.gz");
+if (!existsSync(PARIS)) {
+  console.log(`address_accuracy skipped=1 reason="Paris BAN file absent at ${PARIS}"`);
+  process.exit(0);
+}
+const seed = Number(process.env.ACCURACY_SEED ?? 42);
+const perCategory = Number(process.env.ACCURACY_PER_CATEGORY ?? 1000);
+
+const dir = mkdtempSync(path.join(tmpdir(), "vrai-accuracy-"));
+try {
+  const imported = await importBan(PARIS, { banSource: path.dirname(PARIS), indexDir: dir });
+  const index = new BanIndex(readIndexFile(imported.path));
+  const reference = new Reference(compileReference());
+  const matcher = new AddressMatcher({ indexes: [index], reference });
+  const cases = buildEvalSet(index, { seed, perCategory });
+
+  const right = (c: EvalCase, r: Pick<AddressVerification, "verdict" | "reasons" | "normalized">) =>
+    r.verdict === c.verdict &&
+    (c.reason === null || r.reasons.includes(c.reason)) &&
+    (c.street === null || r.normalized?.street === c.street) &&
+    (c.postcode === null || r.normalized?.postcode === c.postcode);
+
+  // Baseline: normalise, look the exact key up in the postcode's commune, check the number; nothing else.
+  const baseline = (c: EvalCase): Pick<AddressVerification, "verdict" | "reasons" | "normalized"> => {
+    const p = parseAddress(c.input);
+    const communes = p.postcode ? reference.communesOfPostcode(p.postcode) : [];
+    const ids: number[] = [];
+    if (p.street) index.byKey(asciiBytes(streetKey(p.street).key), ids);
+    const s = ids.find((i) => communes.includes(index.communeCode(i)));
+    if (s === undefined) return { verdict: "nonexistent", reasons: ["street_not_found"], normalized: null };
+    const normalized = { house_number: p.houseNumber, house_number_suffix: null, street: index.streetName(s), postcode: p.postcode!, city: "Paris", country: "FR" as const, line: "", latitude: null, longitude: null };
+    if (p.houseNumber === null) return { verdict: "incomplete", reasons: ["missing_house_number"], normalized };
+    const [lo, hi] = index.numberRange(s, Number(p.houseNumber));
+    return hi > lo ? { verdict: "deliverable", reasons: [], normalized } : { verdict: "nonexistent", reasons: ["house_number_out_of_range"], normalized };
+  };
+
+  const cats = new Map<EvalCategory, { n: number; ok: number; base: number }>();
+  for (const c of cases) {
+    const s = cats.get(c.category) ?? { n: 0, ok: 0, base: 0 };
+    s.n++;
+    if (right(c, matcher.match(c.input))) s.ok++;
+    if (right(c, baseline(c))) s.base++;
+    cats.set(c.category, s);
+  }
+  const pct = (a: number, b: number) => `${((a / b) * 100).toFixed(1)}%`;
+  const total = [...cats.values()].reduce((a, s) => ({ n: a.n + s.n, ok: a.ok + s.ok, base: a.base + s.base }), { n: 0, ok: 0, base: 0 });
+  const parts = [...cats].map(([k, s]) => `${k}=${pct(s.ok, s.n)}`);
+  const baseParts = [...cats].map(([k, s]) => `baseline_${k}=${pct(s.base, s.n)}`);
+  console.log(`address_accuracy n=${total.n} seed=${seed} all=${pct(total.ok, total.n)} ${parts.join(" ")} baseline_all=${pct(total.base, total.n)} ${baseParts.join(" ")}`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

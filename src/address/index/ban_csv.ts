@@ -1,0 +1,72 @@
+// Streams BAN rows out of an `adresses-XX.csv.gz` (format: shared/data/README.md): `;`-separated, UTF-8, header
+// line, no quoting in practice (a quoted field is still handled). Nothing is held but the current line.
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
+import { Readable } from "node:stream";
+import { createGunzip } from "node:zlib";
+import type { BanRow } from "./builder.ts";
+
+const REQUIRED = ["numero", "rep", "nom_voie", "code_postal", "code_insee", "lon", "lat", "libelle_acheminement", "nom_afnor"] as const;
+
+function splitLine(line: string): string[] {
+  if (!line.includes('"')) return line.split(";");
+  const out: string[] = [];
+  let cur = "";
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quoted) {
+      if (c === '"' && line[i + 1] === '"') { cur += '"'; i++; }
+      else if (c === '"') quoted = false;
+      else cur += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ";") { out.push(cur); cur = ""; }
+    else cur += c;
+  }
+  out.push(cur);
+  return out;
+}
+
+export interface ReadBanOptions {
+  /** Called with the number of compressed bytes read so far (for the progress bar). */
+  onBytes?: (bytes: number) => void;
+}
+
+/** Yields the rows of a gzipped BAN CSV given as a path or a byte stream. */
+export async function* readBanCsv(source: string | Readable, options: ReadBanOptions = {}): AsyncGenerator<BanRow> {
+  const { onBytes } = options;
+  const raw = typeof source === "string" ? createReadStream(source) : source;
+  if (onBytes) {
+    let n = 0;
+    raw.on("data", (chunk: Buffer) => { n += chunk.length; onBytes(n); });
+  }
+  const lines = createInterface({ input: raw.pipe(createGunzip()), crlfDelay: Infinity });
+  type Columns = Record<(typeof REQUIRED)[number], number>;
+  let idx: Columns | undefined;
+  for await (const line of lines) {
+    if (line === "") continue;
+    const f = splitLine(line);
+    if (idx === undefined) {
+      const cols = f.map((c) => c.trim().replace(/^\uFEFF/, ""));
+      const missing = REQUIRED.filter((c) => !cols.includes(c));
+      if (missing.length > 0) throw new TypeError(`Cannot read BAN file: missing columns ${missing.join(", ")}`);
+      idx = Object.fromEntries(REQUIRED.map((c) => [c, cols.indexOf(c)])) as Columns;
+      continue;
+    }
+    const numero = Number(f[idx.numero]);
+    const lat = Number(f[idx.lat]);
+    const lon = Number(f[idx.lon]);
+    if (!Number.isFinite(numero) || f[idx.nom_voie] === "" || f[idx.code_insee] === "") continue;
+    yield {
+      numero,
+      rep: f[idx.rep] ?? "",
+      nomVoie: f[idx.nom_voie]!,
+      nomAfnor: f[idx.nom_afnor] ?? "",
+      codePostal: f[idx.code_postal]!,
+      codeInsee: f[idx.code_insee]!,
+      acheminement: f[idx.libelle_acheminement] ?? "",
+      lat: Number.isFinite(lat) ? lat : 0,
+      lon: Number.isFinite(lon) ? lon : 0,
+    };
+  }
+}

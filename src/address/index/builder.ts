@@ -1,0 +1,229 @@
+// Builds one département's index file from BAN rows (see format.ts). Rows may come in any order: they are grouped
+// by (INSEE code, street name) in memory, which BAN recommends since 189 Paris street names exist in several
+// arrondissements (shared/data/README.md), then streets are sorted by commune and addresses by number and suffix.
+import { streetKey } from "../normalize/match_key.ts";
+import { phoneticKey } from "../normalize/phonetic.ts";
+import { canonicalSuffix } from "./suffix.ts";
+import {
+  ADDRESS_COLUMNS, asciiBytes, BYTES, FORMAT_VERSION, HASH_TABLES, hashBytes, letterMask, MAGIC, NIL,
+  STREET_COLUMNS, type IndexHeader, type SectionInfo, type SectionName, type SectionType,
+} from "./format.ts";
+
+export interface BanRow {
+  numero: number;
+  rep: string;
+  nomVoie: string;
+  nomAfnor: string;
+  codePostal: string;
+  codeInsee: string;
+  acheminement: string;
+  lat: number;
+  lon: number;
+}
+
+interface StreetAcc {
+  commune: string;
+  name: string;
+  afnor: string;
+  numbers: number[];
+  suffixes: number[];
+  postcodes: number[];
+  achems: number[];
+  lats: number[];
+  lons: number[];
+}
+
+class Interner {
+  readonly list: string[] = [];
+  readonly #ids = new Map<string, number>();
+  id(value: string): number {
+    let id = this.#ids.get(value);
+    if (id === undefined) {
+      id = this.list.length;
+      this.list.push(value);
+      this.#ids.set(value, id);
+    }
+    return id;
+  }
+}
+
+type Column = Uint8Array | Uint16Array | Uint32Array | Int32Array;
+function column(type: SectionType, length: number): Column {
+  switch (type) {
+    case "u8": return new Uint8Array(length);
+    case "u16": return new Uint16Array(length);
+    case "u32": return new Uint32Array(length);
+    case "i32": return new Int32Array(length);
+  }
+}
+
+export class IndexBuilder {
+  readonly departement: string;
+  readonly #streets = new Map<string, StreetAcc>();
+  readonly #postcodes = new Interner();
+  readonly #achems = new Interner();
+  readonly #suffixes = new Interner();
+  #rows = 0;
+
+  constructor(departement: string) {
+    this.departement = departement.toUpperCase();
+    this.#suffixes.id("");
+  }
+
+  get rows(): number {
+    return this.#rows;
+  }
+
+  add(row: BanRow): void {
+    const id = `${row.codeInsee}\u0000${row.nomVoie}`;
+    let st = this.#streets.get(id);
+    if (st === undefined) {
+      st = { commune: row.codeInsee, name: row.nomVoie, afnor: row.nomAfnor, numbers: [], suffixes: [], postcodes: [], achems: [], lats: [], lons: [] };
+      this.#streets.set(id, st);
+    }
+    st.numbers.push(row.numero);
+    st.suffixes.push(this.#suffixes.id(row.rep.trim().toLowerCase()));
+    st.postcodes.push(this.#postcodes.id(row.codePostal));
+    st.achems.push(this.#achems.id(row.acheminement));
+    st.lats.push(Math.round(row.lat * 1e6));
+    st.lons.push(Math.round(row.lon * 1e6));
+    this.#rows++;
+  }
+
+  /** Serialises the index; the builder can be dropped afterwards. */
+  finish(): Uint8Array {
+    const entries = [...this.#streets.values()].map((st) => ({ st, key: streetKey(st.name), afnorKey: streetKey(st.afnor).key }));
+    entries.sort((a, b) => (a.st.commune < b.st.commune ? -1 : a.st.commune > b.st.commune ? 1 : a.key.key < b.key.key ? -1 : a.key.key > b.key.key ? 1 : 0));
+    const streetCount = entries.length;
+    const addressCount = this.#rows;
+    const suffixOrder = this.#suffixes.list.map((s) => canonicalSuffix(s));
+
+    const cols = {} as Record<string, Column>;
+    for (const [name, type] of Object.entries(STREET_COLUMNS)) cols[name] = column(type, streetCount);
+    for (const [name, type] of Object.entries(ADDRESS_COLUMNS)) cols[name] = column(type, addressCount);
+    let hashBits = 4;
+    while (1 << hashBits < streetCount * 2) hashBits++;
+    for (const name of Object.keys(HASH_TABLES)) cols[name] = column("u32", 1 << hashBits).fill(NIL);
+
+    const blobParts: Buffer[] = [];
+    let blobLength = 0;
+    const put = (s: string | Uint8Array): [number, number] => {
+      const b = typeof s === "string" ? Buffer.from(s, "utf8") : Buffer.from(s);
+      blobParts.push(b);
+      const off = blobLength;
+      blobLength += b.length;
+      return [off, b.length];
+    };
+
+    const communes: IndexHeader["communes"] = [];
+    const communeIds = new Map<string, number>();
+    let addr = 0;
+    const mask = (1 << hashBits) - 1;
+    const link = (table: string, next: string, hash: number, i: number) => {
+      const t = cols[table]!;
+      const slot = hash & mask;
+      cols[next]![i] = t[slot]!;
+      t[slot] = i;
+    };
+    for (let i = 0; i < streetCount; i++) {
+      const { st, key, afnorKey } = entries[i]!;
+      let c = communeIds.get(st.commune);
+      if (c === undefined) {
+        c = communes.length;
+        communeIds.set(st.commune, c);
+        communes.push({ code: st.commune, firstStreet: i, streetCount: 0 });
+      }
+      communes[c]!.streetCount++;
+      cols.stCommune![i] = c;
+      const [nameOff, nameLen] = put(st.name);
+      cols.stNameOff![i] = nameOff;
+      cols.stNameLen![i] = nameLen;
+      const keyBytes = asciiBytes(key.key);
+      const [keyOff, keyLen] = put(keyBytes);
+      cols.stKeyOff![i] = keyOff;
+      cols.stKeyLen![i] = keyLen;
+      const typeLen = key.type === null ? 0 : key.type.length + 1;
+      cols.stTypeLen![i] = typeLen;
+      const phonBytes = asciiBytes(phoneticKey(key.nameTokens));
+      const [phonOff, phonLen] = put(phonBytes);
+      cols.stPhonOff![i] = phonOff;
+      cols.stPhonLen![i] = phonLen;
+      link("hashPhon", "stNextPhon", hashBytes(phonBytes, 0, phonBytes.length), i);
+      cols.stMask![i] = letterMask(keyBytes, typeLen, keyBytes.length);
+      link("hashKey", "stNextKey", hashBytes(keyBytes, 0, keyBytes.length), i);
+      link("hashName", "stNextName", hashBytes(keyBytes, typeLen, keyBytes.length), i);
+      if (afnorKey !== key.key && afnorKey !== "") {
+        const afnorBytes = asciiBytes(afnorKey);
+        const [aOff, aLen] = put(afnorBytes);
+        cols.stAfnorOff![i] = aOff;
+        cols.stAfnorLen![i] = aLen;
+        link("hashAfnor", "stNextAfnor", hashBytes(afnorBytes, 0, afnorBytes.length), i);
+      } else {
+        cols.stNextAfnor![i] = NIL;
+      }
+
+      // Addresses by number, then suffix (no suffix first).
+      const n = st.numbers.length;
+      const order = Array.from({ length: n }, (_, k) => k);
+      order.sort((a, b) => st.numbers[a]! - st.numbers[b]! || (suffixOrder[st.suffixes[a]!]! < suffixOrder[st.suffixes[b]!]! ? -1 : suffixOrder[st.suffixes[a]!]! > suffixOrder[st.suffixes[b]!]! ? 1 : 0));
+      cols.stAddrStart![i] = addr;
+      cols.stAddrCount![i] = n;
+      const pcCount = new Map<number, number>();
+      for (const k of order) {
+        cols.adNumber![addr] = st.numbers[k]!;
+        cols.adSuffix![addr] = st.suffixes[k]!;
+        cols.adPostcode![addr] = st.postcodes[k]!;
+        cols.adAchem![addr] = st.achems[k]!;
+        cols.adLat![addr] = st.lats[k]!;
+        cols.adLon![addr] = st.lons[k]!;
+        pcCount.set(st.postcodes[k]!, (pcCount.get(st.postcodes[k]!) ?? 0) + 1);
+        addr++;
+      }
+      // The street's postcode is its most frequent one (a 16e street can carry both 75016 and 75116).
+      cols.stPostcode![i] = [...pcCount.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 0;
+    }
+
+    // Per commune, its streets ordered by the length of their name (without the type).
+    for (const c of communes) {
+      const ids = Array.from({ length: c.streetCount }, (_, k) => c.firstStreet + k);
+      const nameLength = (s: number) => cols.stKeyLen![s]! - cols.stTypeLen![s]!;
+      ids.sort((a, b) => nameLength(a) - nameLength(b) || a - b);
+      cols.stLenOrder!.set(ids, c.firstStreet);
+    }
+
+    const blob = Buffer.concat(blobParts, blobLength);
+    const sections = {} as Record<SectionName, SectionInfo>;
+    const ordered: Array<[SectionName, Column | Uint8Array]> = [...Object.entries(cols) as Array<[SectionName, Column]>, ["blob", blob]];
+    let offset = 0;
+    for (const [name, data] of ordered) {
+      const type: SectionType = name === "blob" ? "u8" : (STREET_COLUMNS as Record<string, SectionType>)[name] ?? (ADDRESS_COLUMNS as Record<string, SectionType>)[name] ?? "u32";
+      sections[name] = { type, offset, length: data.length };
+      offset += data.length * BYTES[type];
+      offset = (offset + 7) & ~7;
+    }
+    const header: IndexHeader = {
+      version: FORMAT_VERSION,
+      departement: this.departement,
+      builtAt: new Date().toISOString(),
+      communes,
+      postcodes: this.#postcodes.list,
+      acheminements: this.#achems.list,
+      suffixes: this.#suffixes.list,
+      streetCount,
+      addressCount,
+      hashBits,
+      sections,
+    };
+    const headerBytes = Buffer.from(JSON.stringify(header), "utf8");
+    const dataStart = (8 + 4 + headerBytes.length + 7) & ~7;
+    const out = new Uint8Array(dataStart + offset);
+    out.set(Buffer.from(MAGIC, "latin1"), 0);
+    new DataView(out.buffer).setUint32(8, headerBytes.length, true);
+    out.set(headerBytes, 12);
+    for (const [name, data] of ordered) {
+      const s = sections[name];
+      out.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), dataStart + s.offset);
+    }
+    return out;
+  }
+}

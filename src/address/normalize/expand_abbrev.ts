@@ -1,0 +1,49 @@
+// Titles, saints and common words written short (NORMALISATION §3, BAN adresses-util words.js, addok-fr synonyms).
+// Applied to every word of a street or city, the first one included ("St Germain" has no street type).
+// "pte" (petite, porte, pointe) and "pr" (professeur, père) are ambiguous and left alone.
+
+const WORDS: Readonly<Record<string, string>> = nullProto({
+  st: "saint", ste: "sainte", sts: "saints", stes: "saintes",
+  gal: "general", gen: "general", gl: "general", gnl: "general",
+  mal: "marechal", ml: "marechal", mar: "marechal",
+  dr: "docteur", doct: "docteur",
+  pdt: "president", pres: "president", presid: "president",
+  prof: "professeur",
+  lt: "lieutenant", lieut: "lieutenant",
+  cdt: "commandant", cmdt: "commandant", cne: "capitaine", capit: "capitaine",
+  col: "colonel", cnl: "colonel",
+  adj: "adjudant", sgt: "sergent",
+  mgr: "monseigneur", abb: "abbe",
+  mme: "madame", mlle: "mademoiselle", mr: "monsieur",
+  gd: "grand", gde: "grande", gds: "grands", gdes: "grandes",
+  pt: "petit", pts: "petits", ptes: "petites",
+  ht: "haut", hte: "haute", hts: "hauts", htes: "hautes",
+  vx: "vieux", nouv: "nouvelle",
+  fr: "freres", frs: "freres",
+  ing: "ingenieur",
+  jt: "jean",
+});
+
+// Expansions into several words.
+const PHRASES: Readonly<Record<string, readonly string[]>> = nullProto({
+  nd: ["notre", "dame"],
+  jb: ["jean", "baptiste"],
+});
+
+/** Expands every word of a token list, multi-word expansions included. */
+export function expandAbbreviations(tokens: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    const word = WORDS[t];
+    if (word !== undefined) out.push(word);
+    else if (t === "nd" || t === "jb") out.push(...PHRASES[t]!);
+    else out.push(t);
+  }
+  return out;
+}
+
+// Lookup tables keyed by user words: no prototype, so that "constructor" is no abbreviation of anything.
+function nullProto<T>(entries: Record<string, T>): Record<string, T> {
+  return Object.assign(Object.create(null) as Record<string, T>, entries);
+}

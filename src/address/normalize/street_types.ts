@@ -1,0 +1,143 @@
+// Street types: every spelling seen in input → the full word BAN writes (NORMALISATION §2: addok-france type
+// regexes, addok-fr synonyms, BAN first-word table, libpostal street_types). The type is what lets the parser decide
+// that the token before it is a house number, and what the matcher compares apart from the street's name.
+import { foldAccents } from "./fold_accents.ts";
+
+// Full type (match-key form) → abbreviations. Ambiguous short forms are left out on purpose: "ter" (suffix TER, not
+// terrasse), "cr" (cour or chemin rural), "gal" (galerie or général: the title wins, see expand_abbrev.ts).
+const TABLE: Readonly<Record<string, readonly string[]>> = {
+  allee: ["all", "al", "alle", "alee", "allees"],
+  avenue: ["av", "ave", "aven", "avn", "avnu", "avnue", "avenu", "avenues"],
+  boulevard: ["bd", "bld", "blvd", "bvd", "bou", "boul", "bould", "boulv", "bde", "bl", "bvld"],
+  rue: ["r", "ru", "rues"],
+  chemin: ["ch", "che", "chem", "chm", "chemins"],
+  impasse: ["imp", "impas", "imps"],
+  place: ["pl", "pla", "plac", "places"],
+  route: ["rte", "rt", "rou"],
+  square: ["sq", "squ", "sqr"],
+  quai: ["q", "qu", "qua", "quais"],
+  faubourg: ["fg", "fbg", "fbourg", "faub", "fbrg"],
+  passage: ["pas", "pass", "pge", "psge", "passages"],
+  carrefour: ["car", "carr", "caref", "carf"],
+  rondpoint: ["rpt", "rdpt", "rdp", "rdpoint", "rondpoint", "rd pt"],
+  cours: ["crs"],
+  cour: [],
+  chaussee: ["cha", "chs", "chse", "chss", "chee", "chau"],
+  lotissement: ["lot", "lotis", "lotiss"],
+  residence: ["res", "resid", "resi", "residences"],
+  hameau: ["ham", "hame", "hmeau"],
+  promenade: ["prom", "prm", "promenades"],
+  traverse: ["trav", "tra"],
+  esplanade: ["espl", "esp"],
+  montee: ["mte", "mtee"],
+  terrasse: ["tsse", "terr", "terrasses"],
+  ruelle: ["rle", "ruel", "rul", "rlle"],
+  villa: ["vla", "vlla", "vil", "villas"],
+  parvis: ["parv", "pvr", "prv", "prvs"],
+  placette: ["ptte", "plte"],
+  sente: [],
+  sentier: ["sent", "sen", "snt", "str", "sentiers"],
+  domaine: ["dom", "dmn", "domai"],
+  jardin: ["jard", "jdn", "jardins"],
+  jetee: ["jte", "jtee"],
+  passerelle: ["plle", "passer"],
+  quartier: ["qrt", "quar", "quart"],
+  cite: ["cit", "cites"],
+  galerie: ["gale", "gall", "galeries"],
+  port: [],
+  pont: [],
+  porte: [],
+  voie: [],
+  parc: ["prc"],
+  mail: [],
+  clos: [],
+  ilot: [],
+  berge: [],
+  digue: [],
+  gare: [],
+  levee: [],
+  rampe: [],
+  tunnel: [],
+  viaduc: [],
+  rocade: [],
+  autoroute: ["aut", "auto"],
+  sentiers: [],
+  lieudit: ["ld", "lieu dit", "lieux dits"],
+  zone: [],
+  zac: [],
+  za: [],
+  zi: [],
+  centre: ["ctre"],
+  enclos: [],
+  hall: [],
+  cheminement: ["chemt"],
+  descente: ["desc"],
+  pointe: [],
+  plateau: ["plt"],
+  bourg: ["brg"],
+  cote: [],
+  coteau: [],
+  corniche: ["corn"],
+  escalier: ["esc"],
+  sortie: [],
+  rang: [],
+  venelle: ["ven"],
+};
+
+const EXPAND = new Map<string, string>();
+for (const [full, variants] of Object.entries(TABLE)) {
+  EXPAND.set(full, full);
+  for (const v of variants) if (!v.includes(" ")) EXPAND.set(v, full);
+}
+// Plural and accented spellings of the full words are folded by tokenize(); these multi-word types glue first.
+const MULTI: ReadonlyArray<readonly [RegExp, string]> = [
+  [/\b(?:rond point|rd pt|rond pt)\b/g, "rondpoint"],
+  [/\blieux? dits?\b/g, "lieudit"],
+];
+
+/** The full type for a word in type position ("bd" → "boulevard"), or undefined when it is no type. */
+export function expandStreetType(word: string): string | undefined {
+  return EXPAND.get(word);
+}
+
+/** True when the word (any case, accents allowed) is a street type or one of its abbreviations. */
+export function isStreetType(word: string): boolean {
+  return EXPAND.has(foldAccents(word).toLowerCase());
+}
+
+/** Joins the multi-word types of a match key ("rond point" → "rondpoint") before tokens are classified. */
+export function glueMultiWordTypes(text: string): string {
+  let out = text;
+  for (const [re, to] of MULTI) out = out.replace(re, to);
+  return out;
+}
+
+/** Every spelling, for the regexes of the parser (longest first so that "boulevard" wins over "bd"). */
+export const STREET_TYPE_WORDS: readonly string[] = [...EXPAND.keys()].sort((a, b) => b.length - a.length);
+
+const FULL_TYPES = [...new Set(EXPAND.values())].filter((t) => t.length >= 4);
+
+/** The full type one slip away from a word of 4+ letters that is no type ("aveue" → "avenue"), or null. */
+export function guessStreetType(word: string): string | null {
+  if (word.length < 4 || EXPAND.has(word)) return null;
+  let found: string | null = null;
+  for (const t of FULL_TYPES) {
+    if (Math.abs(t.length - word.length) > 1) continue;
+    if (osa1(word, t)) {
+      if (found !== null && found !== t) return null;
+      found = t;
+    }
+  }
+  return found;
+}
+
+/** True when a and b are at most one edit (or one transposition) apart. */
+function osa1(a: string, b: string): boolean {
+  if (a === b) return true;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const ra = a.slice(i);
+  const rb = b.slice(i);
+  if (ra.slice(1) === rb.slice(1) || ra.slice(1) === rb || ra === rb.slice(1)) return true;
+  return ra.length >= 2 && ra[0] === rb[1] && ra[1] === rb[0] && ra.slice(2) === rb.slice(2);
+}

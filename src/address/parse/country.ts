@@ -1,0 +1,80 @@
+// Country of an address: FR is the only country covered (spec). Accepted spellings: ISO alpha-2, alpha-3 or the name,
+// in any case (DECISIONS §4). The overseas départements have their own ISO codes but are French communes with BAN
+// data, so GP/MQ/GF/RE/YT count as FR here.
+import { foldAccents } from "../normalize/fold_accents.ts";
+
+const FRANCE = new Set([
+  "fr", "fra", "fx", "france", "france metropolitaine", "republique francaise", "french republic",
+  "gp", "glp", "guadeloupe", "mq", "mtq", "martinique", "gf", "guf", "guyane", "guyane francaise", "french guiana",
+  "re", "reu", "reunion", "la reunion", "yt", "myt", "mayotte",
+]);
+
+function fold(text: string): string {
+  return foldAccents(text).toLowerCase().replace(/[^a-z]+/g, " ").trim();
+}
+
+let names: Map<string, string> | undefined;
+/** Country names in French and English (from the ICU data of Node) and common aliases → alpha-2 code. */
+function countryNames(): Map<string, string> {
+  if (names) return names;
+  names = new Map();
+  const displays = [new Intl.DisplayNames(["fr"], { type: "region" }), new Intl.DisplayNames(["en"], { type: "region" })];
+  for (let a = 65; a <= 90; a++) {
+    for (let b = 65; b <= 90; b++) {
+      const code = String.fromCharCode(a, b);
+      for (const d of displays) {
+        const name = d.of(code);
+        if (name && name !== code) names.set(fold(name), code);
+      }
+    }
+  }
+  const aliases: Record<string, string> = {
+    uk: "GB", "united kingdom": "GB", england: "GB", angleterre: "GB", "great britain": "GB", usa: "US",
+    "etats unis": "US", "united states of america": "US", deutschland: "DE", espana: "ES", italia: "IT",
+    schweiz: "CH", suisse: "CH", nederland: "NL", belgie: "BE", "pays bas": "NL",
+  };
+  for (const [k, v] of Object.entries(aliases)) names.set(k, v);
+  for (const f of FRANCE) if (f.length > 3) names.set(f, "FR");
+  return names;
+}
+
+/** True when a country value designates France (covered); anything else given is not covered. */
+export function isFrance(value: string): boolean {
+  return FRANCE.has(fold(value));
+}
+
+/** Alpha-2 code of a country written in full at the end of a line ("…, Belgique"), or null. */
+export function countryFromName(text: string): string | null {
+  const key = fold(text);
+  if (key === "") return null;
+  if (FRANCE.has(key)) return "FR";
+  return countryNames().get(key) ?? null;
+}
+
+/** Splits a trailing country off a free-form line: its own comma segment (names or codes), or trailing words. */
+export function splitCountry(line: string): { rest: string; country: string | null; from: "segment" | "words" | null } {
+  const comma = line.lastIndexOf(",");
+  if (comma >= 0) {
+    const last = line.slice(comma + 1).trim();
+    if (/^[a-z]{2,3}$/i.test(last)) {
+      // A bare code as its own segment: FR/FRA, or any other code (not covered), but never a number or a city.
+      if (isFrance(last) || countryNames().has(fold(last)) || /^[A-Z]{2,3}$/.test(last)) {
+        return { rest: line.slice(0, comma).trim(), country: last, from: "segment" };
+      }
+    }
+    const code = countryFromName(last);
+    if (code) return { rest: line.slice(0, comma).trim(), country: last, from: "segment" };
+  }
+  // "… 75001 Paris France": trailing words after a postcode, longest name first.
+  const m = /\b\d{5}\s+(.+)$/.exec(line);
+  if (m) {
+    const words = m[1]!.trim().split(/\s+/);
+    for (let n = Math.min(4, words.length - 1); n >= 1; n--) {
+      const tail = words.slice(-n).join(" ");
+      if (tail.length >= 4 && countryFromName(tail)) {
+        return { rest: line.slice(0, line.length - tail.length).trim(), country: tail, from: "words" };
+      }
+    }
+  }
+  return { rest: line, country: null, from: null };
+}

@@ -1,0 +1,106 @@
+// House numbers and their suffix (indice de répétition), NORMALISATION §5 and the addok-france processors
+// flag_housenumber, glue_ordinal, fold_ordinal, remove_leading_zeros (fixtures in shared/address/fixtures).
+import { foldAccents } from "../normalize/fold_accents.ts";
+import { isStreetType } from "../normalize/street_types.ts";
+
+/** 1 to 4 digits, optionally one glued letter (5 digits is a postcode). */
+export const NUMBER_PATTERN = /^\d{1,4}[a-z]?$/i;
+
+const ORDINAL_WORDS = ["bis", "ter", "quater", "quinquies", "sexies"] as const;
+/** Suffix word → its one-letter fold (BIS→B, TER→T, QUATER→Q, QUINQUIES→C, SEXIES→S). */
+export const SUFFIX_FOLD: Readonly<Record<string, string>> = nullProto({ bis: "b", ter: "t", quater: "q", quinquies: "c", sexies: "s" });
+/** One-letter fold → display word, when a number's suffixes are all of this kind (BAN rewriteSuffixes). */
+export const SUFFIX_WORD: Readonly<Record<string, string>> = nullProto({ b: "bis", t: "ter", q: "quater", c: "quinquies", s: "sexies" });
+
+/** "03" → "3", "00009" → "9", "02230" stays (a postcode), "0" stays. */
+export function removeLeadingZeros(token: string): string {
+  return token.replace(/^0+(\d{1,3})$/, "$1");
+}
+
+/** "60bis" → "60b", "60quater" → "60q"; "4terre" and "60 bis" are left alone. */
+export function foldOrdinal(token: string): string {
+  const m = /^(\d{1,4})(bis|ter|quater|quinquies|sexies)$/i.exec(token);
+  return m ? m[1]! + SUFFIX_FOLD[m[2]!.toLowerCase()]! : token;
+}
+
+/** Glues a number with its suffix word: ["6","bis"] → ["6bis"]; a lone letter only before a type or the end. */
+export function glueOrdinal(tokens: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    const next = tokens[i + 1];
+    if (next !== undefined && /^\d{1,4}$/.test(token)) {
+      const lower = next.toLowerCase();
+      const after = tokens[i + 2];
+      const isWord = (ORDINAL_WORDS as readonly string[]).includes(lower);
+      const isLetter = /^[a-z]$/.test(lower) && (after === undefined || isStreetType(after));
+      if (isWord || isLetter) {
+        out.push(token + next);
+        i++;
+        continue;
+      }
+    }
+    out.push(token);
+  }
+  return out;
+}
+
+/** True when a token is flagged as the house number: the first token, or one followed by a street type. */
+export function flagHousenumber(tokens: readonly string[]): boolean {
+  for (let i = 0; i < tokens.length; i++) {
+    const next = tokens[i + 1];
+    if ((i === 0 || (next !== undefined && isStreetType(next))) && NUMBER_PATTERN.test(tokens[i]!)) return true;
+  }
+  return false;
+}
+
+export interface HouseNumber {
+  number: string;
+  /** Lower case as written, folded for words: "bis", "b", "a"; null without suffix. */
+  suffix: string | null;
+  /** What remains after the number (the street). */
+  rest: string;
+}
+
+const SUFFIX_ALT = "bis|ter|quater|quinquies|sexies|[a-z]";
+// Number at the start of the address part, ranges keep the first number ("12-14", "4 à 8", "12/14": SNA rubrique 83).
+const LEADING = new RegExp(
+  `^(\\d{1,5})(?:\\s*(${SUFFIX_ALT}))?(?:\\s*(?:-|/|à|a|au)\\s*\\d{1,4}(?:\\s*(?:${SUFFIX_ALT}))?)?(?=[\\s,.]|$)[\\s,.]*`,
+  "i",
+);
+
+/**
+ * Reads the house number at the start of an address part: "12 bis rue X", "12bis, rue X", "241 r de X" (r = rue).
+ * A lone letter is a suffix only when a street type or the end follows (NORMALISATION §5, addok#298).
+ */
+export function readHouseNumber(text: string): HouseNumber | null {
+  const m = LEADING.exec(text);
+  if (!m) return null;
+  const digits = m[1]!;
+  if (digits.length === 5) return null;
+  const suffix = m[2]?.toLowerCase() ?? null;
+  let rest = text.slice(m[0].length);
+  if (suffix !== null && suffix.length === 1) {
+    const nextWord = /^[^\s,]+/.exec(rest)?.[0];
+    const glued = /^\d+[a-z]$/i.test(m[0].trim().split(/[\s,]/)[0] ?? "");
+    if (!glued && nextWord !== undefined && !isStreetType(nextWord)) {
+      // "241 r de X": the letter is the street type, not a suffix.
+      rest = text.slice(text.toLowerCase().indexOf(suffix, digits.length));
+      return { number: removeLeadingZeros(digits), suffix: null, rest: rest.trim() };
+    }
+  }
+  return { number: removeLeadingZeros(digits), suffix, rest: rest.trim() };
+}
+
+/** addok-france match_housenumber: "3bis r du 8 mai troyes" → "3 bis"; no leading number → null. */
+export function matchHousenumber(text: string): string | null {
+  const hn = readHouseNumber(foldAccents(text));
+  if (!hn) return null;
+  if (hn.suffix === null) return hn.number;
+  return `${hn.number} ${SUFFIX_WORD[hn.suffix] && hn.suffix.length === 1 ? SUFFIX_WORD[hn.suffix] : hn.suffix}`;
+}
+
+// Lookup tables keyed by user words: no prototype, so that "constructor" is no abbreviation of anything.
+function nullProto<T>(entries: Record<string, T>): Record<string, T> {
+  return Object.assign(Object.create(null) as Record<string, T>, entries);
+}

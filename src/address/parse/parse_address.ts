@@ -1,0 +1,162 @@
+// From AddressInput (a free-form line and/or separate fields) to the parts the matcher compares. Separate fields
+// override what the line says (issue 4). No reference data is needed here: this is pure text handling.
+import type { AddressInput } from "../types.ts";
+import { cleanQuery, hasCedex } from "./clean_query.ts";
+import { splitCountry } from "./country.ts";
+import { extractAddress } from "./extract_address.ts";
+import { readHouseNumber, SUFFIX_FOLD } from "./house_number.ts";
+
+export interface ParsedAddress {
+  houseNumber: string | null;
+  /** Lower case, suffix words folded to their letter ("bis" → "b"); letters as written ("a"). */
+  suffix: string | null;
+  street: string | null;
+  postcode: string | null;
+  city: string | null;
+  country: string | null;
+  /** How the country was read off the line: its own comma segment, trailing words, or not from the line. */
+  countryFrom: "segment" | "words" | null;
+  /** Set when the postcode given was a CEDEX code: only its département says something (NORMALISATION §6). */
+  cedexDepartement: string | null;
+}
+
+const POSTCODE = /(?:^|[\s,])(\d{5})(?=[\s,.]|$)/g;
+const CEDEX_DEPARTEMENT = /(?:^|[\s,])(\d{2}|2[ab]|97\d)\s+([^\d,][^\d]*)$/i;
+// Trailing segments that are no street: "Bât B", "Appartement 12", "Escalier 3".
+const TRAILING_NOISE = /^(?:bat|bât|batiment|bâtiment|appt?|appartement|esc|escalier|etage|étage|porte|apt|ch|chambre|lot)\.?\s*(?:n°\s*)?[\w-]{0,5}$/i;
+
+function blank(value: string | undefined): string | null {
+  const v = value?.trim();
+  return v ? v : null;
+}
+
+function foldSuffix(suffix: string | null): string | null {
+  if (suffix === null) return null;
+  return SUFFIX_FOLD[suffix] ?? suffix;
+}
+
+function cleanPart(text: string): string {
+  return text.replace(/^[\s,.;-]+|[\s,.;-]+$/g, "").replace(/\s{2,}/g, " ");
+}
+
+interface LineParts {
+  address: string;
+  postcode: string | null;
+  city: string | null;
+  country: string | null;
+  countryFrom: ParsedAddress["countryFrom"];
+  cedexDepartement: string | null;
+}
+
+function splitLine(line: string): LineParts {
+  const cedex = hasCedex(line);
+  const { rest, country, from: countryFrom } = splitCountry(cleanQuery(line));
+  let last: RegExpExecArray | null = null;
+  for (const m of rest.matchAll(POSTCODE)) last = m as RegExpExecArray;
+  let address = rest;
+  let postcode: string | null = null;
+  let city: string | null = null;
+  let cedexDepartement: string | null = null;
+  if (last) {
+    const start = last.index + last[0].indexOf(last[1]!);
+    postcode = last[1]!;
+    address = rest.slice(0, start);
+    city = cleanPart(rest.slice(start + 5).split(",")[0]!) || null;
+  } else if (cedex) {
+    const m = CEDEX_DEPARTEMENT.exec(rest);
+    if (m) {
+      cedexDepartement = m[1]!.toUpperCase();
+      address = rest.slice(0, m.index);
+      city = cleanPart(m[2]!) || null;
+    }
+  }
+  if (city === null) {
+    // "12 rue de Rivoli, Paris" or "12 rue de Rivoli, Paris 75001": the city is the last comma segment.
+    const segments = address.split(",").map(cleanPart).filter((s) => s !== "");
+    if (segments.length >= 2 && !/^\d+\s*[a-z]?$/i.test(segments.at(-2)!)) {
+      city = segments.pop()!;
+      address = segments.join(", ");
+    }
+  }
+  return { address: cleanPart(address), postcode, city, country, countryFrom, cedexDepartement };
+}
+
+// The same inside the street segment, at its end: "rue X appartement 12", "rue X bât. C esc 2".
+const TRAILING_UNIT = /\s+(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|ch|chambre)(?=[\s.])\.?\s*(?:n°\s*)?[\w-]{1,5}$/i;
+
+function streetSegment(text: string): string {
+  const segments = text.split(",").map(cleanPart).filter((s) => s !== "" && !TRAILING_NOISE.test(s));
+  let street = segments[0] ?? "";
+  for (let i = 0; i < 3 && TRAILING_UNIT.test(street); i++) street = street.replace(TRAILING_UNIT, "");
+  return street;
+}
+
+/** Parses the input into comparable parts; never throws. */
+export function parseAddress(input: AddressInput): ParsedAddress {
+  let houseNumber: string | null = null;
+  let suffix: string | null = null;
+  let street: string | null = null;
+  let postcode: string | null = null;
+  let city: string | null = null;
+  let country: string | null = null;
+  let countryFrom: ParsedAddress["countryFrom"] = null;
+  let cedexDepartement: string | null = null;
+
+  const line = blank(input.line);
+  if (line !== null) {
+    const parts = splitLine(line);
+    ({ postcode, city, country, countryFrom, cedexDepartement } = parts);
+    const address = cleanPart(extractAddress(parts.address));
+    const hn = readHouseNumber(address);
+    if (hn) {
+      houseNumber = hn.number;
+      suffix = foldSuffix(hn.suffix);
+      street = streetSegment(hn.rest) || null;
+    } else {
+      street = streetSegment(address) || null;
+    }
+  }
+
+  const fieldStreet = blank(input.street);
+  if (fieldStreet !== null) {
+    const cleaned = cleanPart(extractAddress(cleanQuery(fieldStreet)));
+    const hn = readHouseNumber(cleaned);
+    if (hn && hn.rest !== "") {
+      houseNumber = hn.number;
+      suffix = foldSuffix(hn.suffix);
+      street = streetSegment(hn.rest) || null;
+    } else {
+      street = streetSegment(cleaned) || null;
+    }
+  }
+  const fieldNumber = blank(input.house_number);
+  if (fieldNumber !== null) {
+    const hn = readHouseNumber(fieldNumber.replace(/\s+/g, " "));
+    if (hn) {
+      houseNumber = hn.number;
+      suffix = foldSuffix(hn.suffix ?? (/^[a-z]+$/i.test(hn.rest) ? hn.rest.toLowerCase() : null));
+    }
+  }
+  const fieldPostcode = blank(input.postcode);
+  if (fieldPostcode !== null) {
+    const compact = fieldPostcode.replace(/\s+/g, "");
+    // "1000" for 01000: spreadsheets drop the leading zero.
+    postcode = /^\d{4}$/.test(compact) ? `0${compact}` : compact;
+    cedexDepartement = null;
+  }
+  const fieldCity = blank(input.city);
+  if (fieldCity !== null) {
+    if (hasCedex(fieldCity) && postcode !== null && /^\d{5}$/.test(postcode)) {
+      cedexDepartement = postcode.slice(0, 2);
+      postcode = null;
+    }
+    city = cleanPart(fieldCity.replace(/\s+cedex(?:\s*\d{1,3})?\b/gi, "")) || null;
+  }
+  const fieldCountry = blank(input.country);
+  if (fieldCountry !== null) {
+    country = fieldCountry;
+    countryFrom = null;
+  }
+
+  return { houseNumber, suffix, street, postcode, city, country, countryFrom, cedexDepartement };
+}

@@ -1,0 +1,91 @@
+// Nationwide communes, postcodes and delivery names (DECISIONS §8) compiled once per process from the npm data
+// packages into three compact text tables. The main thread compiles; the tables travel to the worker threads in a
+// SharedArrayBuffer; each worker turns them into lookups (reference.ts). codes-postaux' 65 MB "full" file is never
+// read: the 3.8 MB table has every (postcode, commune, delivery name) triple that is needed.
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createRequire } from "node:module";
+import { cityKey } from "../normalize/match_key.ts";
+
+export interface ReferenceTables {
+  /** "postcode|insee|delivery name|city key" lines (35,684 in 2025). */
+  pairs: string;
+  /** "insee|name|parent|city key" lines: current communes and municipal arrondissements (parent = their commune). */
+  communes: string;
+  /** "insee|name|parent|city key" lines: delegated and associated former communes (parent = the current commune).
+   *  City keys are computed here once, not in every worker. */
+  formers: string;
+}
+
+interface CodePostalEntry { codePostal: string; codeCommune: string; libelleAcheminement: string }
+interface CommuneEntry { code: string; nom: string; type: string; chefLieu?: string; commune?: string }
+
+const require = createRequire(import.meta.url);
+
+/** Reads the npm data packages and returns the compact tables (about 200 ms, once per process). */
+export function compileReference(): ReferenceTables {
+  const cp = JSON.parse(readFileSync(require.resolve("codes-postaux/codes-postaux.json"), "utf8")) as CodePostalEntry[];
+  const communes = JSON.parse(
+    readFileSync(require.resolve("@etalab/decoupage-administratif/data/communes.json"), "utf8"),
+  ) as CommuneEntry[];
+  const keys = new Map<string, string>();
+  const key = (name: string) => {
+    let k = keys.get(name);
+    if (k === undefined) keys.set(name, (k = cityKey(name)));
+    return k;
+  };
+  const pairs = cp.map((e) => `${e.codePostal}|${e.codeCommune}|${e.libelleAcheminement}|${key(e.libelleAcheminement)}`);
+  const current: string[] = [];
+  const formers: string[] = [];
+  for (const c of communes) {
+    if (c.type === "commune-actuelle") current.push(`${c.code}|${c.nom}||${key(c.nom)}`);
+    else if (c.type === "arrondissement-municipal") current.push(`${c.code}|${c.nom}|${c.commune ?? ""}|${key(c.nom)}`);
+    else if (c.chefLieu) formers.push(`${c.code}|${c.nom}|${c.chefLieu}|${key(c.nom)}`);
+  }
+  return { pairs: pairs.join("\n"), communes: current.join("\n"), formers: formers.join("\n") };
+}
+
+/** Tables → one shared byte buffer (JSON), to hand to worker threads without a copy per thread in transit. */
+export function referenceToShared(tables: ReferenceTables): SharedArrayBuffer {
+  const bytes = Buffer.from(JSON.stringify(tables), "utf8");
+  const shared = new SharedArrayBuffer(bytes.length);
+  new Uint8Array(shared).set(bytes);
+  return shared;
+}
+
+/** Shared buffer → tables. */
+export function referenceFromShared(shared: SharedArrayBuffer): ReferenceTables {
+  return JSON.parse(Buffer.from(shared).toString("utf8")) as ReferenceTables;
+}
+
+/** Versions of the data packages: a cached compilation is valid for exactly these. */
+function dataVersions(): string {
+  const version = (pkg: string) =>
+    (JSON.parse(readFileSync(require.resolve(`${pkg}/package.json`), "utf8")) as { version: string }).version;
+  return `v1-${version("codes-postaux")}-${version("@etalab/decoupage-administratif")}`;
+}
+
+/**
+ * compileReference() cached as a file in `dir` (the index directory): a start reads 2 MB of JSON instead of parsing
+ * 12 MB of package data. A cache that cannot be written is no error: the tables are simply compiled again next time.
+ */
+export function cachedReference(dir: string): ReferenceTables {
+  const path = join(dir, `reference-${dataVersions()}.json`);
+  if (existsSync(path)) {
+    try {
+      return JSON.parse(readFileSync(path, "utf8")) as ReferenceTables;
+    } catch {
+      // Unreadable cache: compile again below.
+    }
+  }
+  const tables = compileReference();
+  try {
+    mkdirSync(dir, { recursive: true });
+    const tmp = `${path}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(tables));
+    renameSync(tmp, path);
+  } catch {
+    // Read-only index directory: fine.
+  }
+  return tables;
+}

@@ -1,0 +1,301 @@
+// The bulk job table (DECISIONS §6), the same on PGlite and PostgreSQL. Workers claim items under leases with
+// SELECT ... FOR UPDATE SKIP LOCKED, so any number of processes share one queue; every write that ends an item checks
+// that the lease is still the writer's, so each address gets exactly one result even when a worker dies mid-job.
+//
+// Time: every method takes an optional `now` (tests move the clock); without it the database clock decides, so that
+// processes on several hosts compare leases against one clock.
+import { randomUUID } from "node:crypto";
+import type { Sql } from "../store/db.ts";
+import { dedupeEmails } from "./dedupe.ts";
+import type { JobResult } from "./verifier.ts";
+
+export type JobStatus = "queued" | "running" | "completed" | "failed";
+
+/** The Job resource of the spec, as GET /v1/jobs/{id} answers it. */
+export interface Job {
+  job_id: string;
+  status: JobStatus;
+  total: number;
+  processed: number;
+  created_at: string;
+  expires_at: string;
+  failure_reason?: string;
+  /** Finished items only, in submission order: partial while the job runs. */
+  results: JobResult[];
+}
+
+export interface SubmittedJob {
+  jobId: string;
+  /** Addresses kept after deduplication. */
+  total: number;
+  createdAt: Date;
+  /** 48 hours after createdAt. */
+  expiresAt: Date;
+}
+
+/** An item handed to a worker; pass it back to complete() or defer(). */
+export interface ClaimedItem {
+  owner: string;
+  jobId: string;
+  position: number;
+  email: string;
+  /** Hand-outs so far, this one included. */
+  attempts: number;
+  /** Greylisted answers received before this hand-out, and when the first came. */
+  greylistTries: number;
+  greylistedAt: Date | null;
+}
+
+export interface ClockOption {
+  now?: Date;
+}
+
+export interface SubmitOptions extends ClockOption {
+  /**
+   * Answers known at submission, one per address kept after deduplication and in that order (test keys answer
+   * offline): the job is stored already completed with them.
+   */
+  answers?: readonly JobResult[];
+}
+
+export interface ClaimOptions extends ClockOption {
+  limit: number;
+  leaseMs: number;
+}
+
+export interface CompleteOptions {
+  result: JobResult;
+  /** The answer is the fallback given after repeated failures, not a verification. */
+  exhausted?: boolean;
+}
+
+export interface DeferOptions extends ClockOption {
+  delayMs: number;
+  /** A greylisted answer: counts one greylist try. Otherwise a failed attempt, retried later. */
+  greylisted?: boolean;
+}
+
+export interface JobStore {
+  submit(accountId: string, emails: readonly string[], options?: SubmitOptions): Promise<SubmittedJob>;
+  read(accountId: string, jobId: string, options?: ClockOption): Promise<Job | undefined>;
+  claim(owner: string, options: ClaimOptions): Promise<ClaimedItem[]>;
+  renew(items: readonly ClaimedItem[], options: { leaseMs: number } & ClockOption): Promise<number>;
+  complete(item: ClaimedItem, options: CompleteOptions): Promise<boolean>;
+  defer(item: ClaimedItem, options: DeferOptions): Promise<boolean>;
+  release(owner: string): Promise<number>;
+  reclaimAll(): Promise<number>;
+  sweep(options?: ClockOption): Promise<number>;
+}
+
+export const JOB_RETENTION_HOURS = 48;
+
+/** Set when every item of a job got the fallback answer: nothing could be verified. */
+export const FAILURE_VERIFIER = "Cannot verify the job: verification failed repeatedly for every address";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// Stands in for a malformed id so that every read runs the same query (no early return, same timing class).
+const NO_ID = "00000000-0000-0000-0000-000000000000";
+
+export function createJobStore(sql: Sql): JobStore {
+  /**
+   * Creates the job and its items in one statement (so one transaction): the items travel as one array parameter and
+   * are expanded by unnest, which keeps 5000 rows to a single round trip.
+   */
+  async function submit(accountId: string, emails: readonly string[], options: SubmitOptions = {}): Promise<SubmittedJob> {
+    const { now, answers } = options;
+    if (!UUID.test(accountId)) throw new TypeError(`Cannot submit a job: account id "${accountId}" is not a uuid`);
+    const kept = dedupeEmails(emails);
+    if (answers !== undefined && answers.length !== kept.length) {
+      throw new RangeError(`Cannot submit a job: ${answers.length} answers for ${kept.length} addresses`);
+    }
+    const answered = answers !== undefined || kept.length === 0;
+    // unnest() pads the shorter array with nulls: without answers every result is null.
+    const results = (answers ?? []).map((answer) => JSON.stringify(answer));
+    const jobId = randomUUID();
+    const [row] = await sql`
+      with t as (select coalesce(${now ?? null}::timestamptz, clock_timestamp()) as now),
+      job as (
+        insert into jobs (id, account_id, status, total, processed, created_at, expires_at)
+        select ${jobId}, ${accountId}, ${answered ? "completed" : "queued"}, ${kept.length},
+               ${answered ? kept.length : 0}, t.now, t.now + ${JOB_RETENTION_HOURS} * interval '1 hour'
+        from t
+        returning id, created_at, expires_at
+      ),
+      items as (
+        insert into job_items (job_id, position, email, status, not_before, result)
+        select job.id, u.position, u.email, case when u.result is null then 'pending' else 'done' end,
+               job.created_at, u.result::jsonb
+        from job,
+             unnest(${sql.array(kept as string[])}::text[], ${sql.array(results)}::text[])
+               with ordinality as u(email, result, position)
+      )
+      select created_at, expires_at from job`;
+    return { jobId, total: kept.length, createdAt: row!.created_at as Date, expiresAt: row!.expires_at as Date };
+  }
+
+  /** Undefined alike for an unknown, expired or foreign job: one query whatever the case. */
+  async function read(accountId: string, jobId: string, options: ClockOption = {}): Promise<Job | undefined> {
+    const { now } = options;
+    const [row] = await sql`
+      select j.id, j.status, j.total, j.processed, j.created_at, j.expires_at, j.failure_reason,
+        coalesce((select jsonb_agg(i.result order by i.position) from job_items i
+                  where i.job_id = j.id and i.status = 'done'), '[]'::jsonb) as results
+      from jobs j
+      where j.id = ${UUID.test(jobId) ? jobId : NO_ID}::uuid
+        and j.account_id = ${UUID.test(accountId) ? accountId : NO_ID}::uuid
+        and j.expires_at > coalesce(${now ?? null}::timestamptz, clock_timestamp())`;
+    if (row === undefined) return undefined;
+    const job: Job = {
+      job_id: row.id as string,
+      status: row.status as JobStatus,
+      total: row.total as number,
+      processed: row.processed as number,
+      created_at: (row.created_at as Date).toISOString(),
+      expires_at: (row.expires_at as Date).toISOString(),
+      results: row.results as JobResult[],
+    };
+    if (row.failure_reason !== null) job.failure_reason = row.failure_reason as string;
+    return job;
+  }
+
+  /**
+   * Hands out up to `limit` items that are ready (pending and due) or abandoned (claimed with a lease that ran out),
+   * oldest first, and marks their jobs running. SKIP LOCKED lets concurrent claimers pass each other's rows; a row
+   * claimed meanwhile fails the re-checked WHERE clause, so no item goes to two workers under a live lease.
+   */
+  async function claim(owner: string, options: ClaimOptions): Promise<ClaimedItem[]> {
+    const { limit, leaseMs, now } = options;
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`Cannot claim job items: limit must be >= 1, got ${limit}`);
+    if (!(leaseMs > 0)) throw new RangeError(`Cannot claim job items: leaseMs must be > 0, got ${leaseMs}`);
+    // Abandoned items first go back to pending (their old not_before puts them at the head of the queue), so that the
+    // claim itself reads one partial index in order and stops after `limit` rows, however long the queue.
+    await sql`
+      update job_items set status = 'pending', lease_owner = null, lease_until = null
+      where status = 'claimed' and lease_until <= coalesce(${now ?? null}::timestamptz, clock_timestamp())`;
+    const rows = await sql`
+      with t as (select coalesce(${now ?? null}::timestamptz, clock_timestamp()) as now),
+      picked as (
+        select i.job_id, i.position
+        from job_items i
+        where i.status = 'pending' and i.not_before <= (select now from t)
+          and exists (select 1 from jobs j where j.id = i.job_id and j.expires_at > (select now from t))
+        order by i.not_before, i.job_id, i.position
+        limit ${limit}
+        for update of i skip locked
+      ),
+      claimed as (
+        update job_items i
+        set status = 'claimed', lease_owner = ${owner},
+            lease_until = t.now + ${leaseMs}::double precision * interval '1 millisecond', attempts = i.attempts + 1
+        from picked, t
+        where i.job_id = picked.job_id and i.position = picked.position
+        returning i.job_id, i.position, i.email, i.attempts, i.greylist_tries, i.greylisted_at, i.not_before
+      ),
+      started as (
+        update jobs set status = 'running' where id in (select job_id from claimed) and status = 'queued'
+      )
+      select * from claimed order by not_before, job_id, position`;
+    return rows.map((r) => ({
+      owner,
+      jobId: r.job_id as string,
+      position: r.position as number,
+      email: r.email as string,
+      attempts: r.attempts as number,
+      greylistTries: r.greylist_tries as number,
+      greylistedAt: (r.greylisted_at as Date | null) ?? null,
+    }));
+  }
+
+  /** Extends the leases of items still held, while a long probe runs; returns how many were still ours. */
+  async function renew(items: readonly ClaimedItem[], options: { leaseMs: number } & ClockOption): Promise<number> {
+    const { leaseMs, now } = options;
+    if (items.length === 0) return 0;
+    const owner = items[0]!.owner;
+    const rows = await sql`
+      update job_items i
+      set lease_until = coalesce(${now ?? null}::timestamptz, clock_timestamp())
+                        + ${leaseMs}::double precision * interval '1 millisecond'
+      from unnest(${sql.array(items.map((x) => x.jobId))}::uuid[], ${sql.array(items.map((x) => x.position))}::int[])
+        as k(job_id, position)
+      where i.job_id = k.job_id and i.position = k.position and i.status = 'claimed' and i.lease_owner = ${owner}
+      returning 1`;
+    return rows.length;
+  }
+
+  /**
+   * Writes the item's one result, only while the lease is still the caller's (a worker whose lease was taken over
+   * writes nothing), counts it, and finishes the job with its last item. One statement, so the item and the counter
+   * never disagree; concurrent completions serialize on the job row.
+   */
+  async function complete(item: ClaimedItem, options: CompleteOptions): Promise<boolean> {
+    const { result, exhausted = false } = options;
+    const spent = exhausted ? 1 : 0;
+    const rows = await sql`
+      with done as (
+        update job_items
+        set status = 'done', result = ${sql.json(result as never)}, lease_owner = null, lease_until = null
+        where job_id = ${item.jobId} and position = ${item.position} and status = 'claimed' and lease_owner = ${item.owner}
+        returning job_id
+      )
+      update jobs j
+      set processed = j.processed + 1,
+          exhausted = j.exhausted + ${spent},
+          status = case when j.processed + 1 < j.total then 'running'
+                        when j.exhausted + ${spent} >= j.total then 'failed'
+                        else 'completed' end,
+          failure_reason = case when j.processed + 1 >= j.total and j.exhausted + ${spent} >= j.total
+                                then ${FAILURE_VERIFIER} else j.failure_reason end
+      from done
+      where j.id = done.job_id
+      returning j.status`;
+    return rows.length === 1;
+  }
+
+  /** Puts a held item back in the queue until `delayMs` from now (a greylist retry, or a retry after an error). */
+  async function defer(item: ClaimedItem, options: DeferOptions): Promise<boolean> {
+    const { delayMs, greylisted = false, now } = options;
+    const rows = await sql`
+      with t as (select coalesce(${now ?? null}::timestamptz, clock_timestamp()) as now)
+      update job_items
+      set status = 'pending', lease_owner = null, lease_until = null,
+          not_before = t.now + ${Math.max(0, delayMs)}::double precision * interval '1 millisecond',
+          greylist_tries = greylist_tries + ${greylisted ? 1 : 0},
+          greylisted_at = case when ${greylisted} then coalesce(greylisted_at, t.now) else greylisted_at end
+      from t
+      where job_id = ${item.jobId} and position = ${item.position} and status = 'claimed' and lease_owner = ${item.owner}
+      returning 1`;
+    return rows.length === 1;
+  }
+
+  /** Hands every item the owner holds back to the queue at once (graceful stop); the hand-out does not count. */
+  async function release(owner: string): Promise<number> {
+    const rows = await sql`
+      update job_items
+      set status = 'pending', lease_owner = null, lease_until = null, attempts = greatest(attempts - 1, 0)
+      where status = 'claimed' and lease_owner = ${owner}
+      returning 1`;
+    return rows.length;
+  }
+
+  /**
+   * Hands back the items of every owner, counting their attempt as failed. Only for a database one process owns (the
+   * embedded one, behind its STATE_DIR lock): whatever is claimed at start was held by a process that died.
+   */
+  async function reclaimAll(): Promise<number> {
+    const rows = await sql`
+      update job_items set status = 'pending', lease_owner = null, lease_until = null
+      where status = 'claimed'
+      returning 1`;
+    return rows.length;
+  }
+
+  /** Deletes every row of the jobs past their expiry (items go by cascade); returns the number of jobs deleted. */
+  async function sweep(options: ClockOption = {}): Promise<number> {
+    const { now } = options;
+    const rows = await sql`
+      delete from jobs where expires_at <= coalesce(${now ?? null}::timestamptz, clock_timestamp()) returning 1`;
+    return rows.length;
+  }
+
+  return { submit, read, claim, renew, complete, defer, release, reclaimAll, sweep };
+}
