@@ -85,7 +85,7 @@ export function createEmailEngine(config: Config, options: CreateEmailEngineOpti
     resolver = createDnsResolver({ servers: config.dnsServers, timeoutMs: config.probeTimeoutMs }),
     dialer = createNetDialer(),
     maxConnectionsPerMx = 3,
-    concurrency = 16,
+    concurrency = 32,
     randomLocal = defaultRandomLocal,
     mxCacheTtlMs = 5 * 60_000,
     catchAllCacheTtlMs = 60 * 60_000,
@@ -194,8 +194,8 @@ export function createEmailEngine(config: Config, options: CreateEmailEngineOpti
         const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
         if (failed !== undefined) throw failed.reason;
       } finally {
-        // Idle sessions wait for more recipients only within one chunk; the chunk ends with its connections closed.
-        await pool.drain();
+        // Idle sessions stay in the shared pool for the next chunk (a job runs several chunks at once, in lanes);
+        // the pool's idle timeout closes them, and close() drains it.
         await prober.settled();
       }
     },

@@ -1,9 +1,9 @@
 // Monthly quotas per account and endpoint, charged in the database before the work is done.
 //
 // Charges are group-committed: calls that arrive while a batch is being written wait for the next one, and one
-// transaction of three statements settles a whole batch, whatever its size. Inside it the quota rows are locked
-// (SELECT ... FOR UPDATE), so processes sharing a PostgreSQL serialise on them, and the batch is granted call by call in
-// arrival order, each call all or nothing. N concurrent calls against Q calls left give exactly min(N, Q) successes.
+// statement (the charge_quota function, migration 003) settles a whole batch, whatever its size. It locks the quota
+// rows (SELECT ... FOR UPDATE), so processes sharing a PostgreSQL serialise on them, and grants call by call in arrival
+// order, each call all or nothing. N concurrent calls against Q calls left give exactly min(N, Q) successes.
 // Why batch: on the embedded database one statement costs a few hundred microseconds of single-threaded PGlite time;
 // one statement per call would cap metered traffic at a few thousand calls a second.
 import type { Sql } from "../store/db.ts";
@@ -43,8 +43,6 @@ interface PendingCharge {
   reject(error: unknown): void;
 }
 
-const rowKey = (accountId: string, endpoint: string) => `${accountId}\u0000${endpoint}`;
-
 export class QuotaLedger {
   #queue: PendingCharge[] = [];
   #writing = false;
@@ -83,52 +81,36 @@ export class QuotaLedger {
 
   async #settle(batch: PendingCharge[]): Promise<void> {
     const { period, reset } = quotaPeriod(this.now());
-    const rows = new Map<string, { accountId: string; endpoint: MeteredEndpoint; used: number; delta: number }>();
-    for (const { accountId, charges } of batch) {
-      for (const { endpoint } of charges) {
-        rows.set(rowKey(accountId, endpoint), { accountId, endpoint, used: 0, delta: 0 });
-      }
-    }
-    const accounts = [...rows.values()].map((r) => r.accountId);
-    const endpoints = [...rows.values()].map((r) => r.endpoint);
-    const results: ChargeResult[] = [];
-    await this.sql.begin(async (tx) => {
-      await tx`
-        insert into quota_usage (account_id, endpoint, period, used)
-        select a, e, ${period}::date, 0 from unnest(${accounts}::uuid[], ${endpoints}::text[]) as t(a, e)
-        on conflict (account_id, endpoint, period) do nothing`;
-      const locked = await tx`
-        select account_id, endpoint, used from quota_usage
-        where period = ${period}::date
-          and (account_id, endpoint) in (select a, e from unnest(${accounts}::uuid[], ${endpoints}::text[]) as t(a, e))
-        order by account_id, endpoint
-        for update`;
-      for (const row of locked) rows.get(rowKey(row.account_id, row.endpoint))!.used = Number(row.used);
-      // Grant in arrival order, each call all or nothing, exactly as if they had come one at a time.
-      for (const { accountId, quota, charges } of batch) {
-        const left = (endpoint: MeteredEndpoint) => {
-          const row = rows.get(rowKey(accountId, endpoint))!;
-          return quota[endpoint] - row.used - row.delta;
-        };
-        const state = (endpoint: MeteredEndpoint): QuotaState => ({ endpoint, limit: quota[endpoint], remaining: Math.max(0, left(endpoint)), reset });
-        const short = charges.find(({ endpoint, amount }) => left(endpoint) < amount);
-        if (short) {
-          results.push({ ok: false, refused: state(short.endpoint), states: charges.map((c) => state(c.endpoint)) });
-          continue;
-        }
-        for (const { endpoint, amount } of charges) rows.get(rowKey(accountId, endpoint))!.delta += amount;
-        results.push({ ok: true, states: charges.map((c) => state(c.endpoint)) });
-      }
-      const changed = [...rows.values()].filter((r) => r.delta > 0);
-      if (changed.length > 0) {
-        await tx`
-          update quota_usage q set used = q.used + d.delta
-          from unnest(${changed.map((r) => r.accountId)}::uuid[], ${changed.map((r) => r.endpoint)}::text[], ${changed.map((r) => r.delta)}::int[])
-            as d(a, e, delta)
-          where q.account_id = d.a and q.endpoint = d.e and q.period = ${period}::date`;
+    const call: number[] = [];
+    const account: string[] = [];
+    const endpoint: string[] = [];
+    const amount: number[] = [];
+    const limit: number[] = [];
+    batch.forEach((pending, i) => {
+      for (const charge of pending.charges) {
+        call.push(i);
+        account.push(pending.accountId);
+        endpoint.push(charge.endpoint);
+        amount.push(charge.amount);
+        limit.push(pending.quota[charge.endpoint]);
       }
     });
-    batch.forEach((pending, i) => pending.resolve(results[i]));
+    const rows = await this.sql`
+      select out_call, out_endpoint, out_ok, out_remaining
+      from charge_quota(${period}::date, ${call}::int[], ${account}::uuid[], ${endpoint}::text[], ${amount}::int[], ${limit}::int[])`;
+    const results = batch.map(() => ({ ok: true, states: [] as QuotaState[] }));
+    rows.forEach((row, j) => {
+      const result = results[row.out_call];
+      result.ok = row.out_ok;
+      result.states.push({ endpoint: row.out_endpoint, limit: limit[j], remaining: row.out_remaining, reset });
+    });
+    batch.forEach((pending, i) => {
+      const { ok, states } = results[i];
+      if (ok) return pending.resolve({ ok: true, states });
+      // The quota that could not take this call's amount.
+      const refused = states.find((s, k) => s.remaining < pending.charges[k].amount) ?? states[0];
+      pending.resolve({ ok: false, refused, states });
+    });
   }
 
   /** Gives back a charge whose call then failed (a 5xx is free). */

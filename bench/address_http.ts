@@ -1,0 +1,61 @@
+// address_http: POST /v1/address through the whole server (auth, rate limit, validation, quota-free unmetered key,
+// worker pool) on the real Paris index, against the bare node:http baseline from the same run. Also the time from
+// process start to ready with Paris already indexed.
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { formatLoad, load } from "./lib/load.ts";
+import { createKeyViaCli, ROOT, startChild, tempDir } from "./lib/processes.ts";
+
+const PARIS_DIR = resolve(ROOT, "../shared/data/ban");
+if (!existsSync(join(PARIS_DIR, "adresses-75.csv.gz"))) {
+  console.log(`address_http skipped reason=no_paris_file path=${PARIS_DIR}`);
+  process.exit(0);
+}
+const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000);
+
+const bare = await startChild("bench/lib/bare_server.ts", { readyPath: "/" });
+const baseline = await load({ url: bare.url, method: "POST", path: "/", body: "{}", headers: { "content-type": "application/json" }, durationMs });
+await bare.stop();
+
+const state = tempDir("vrai-bench-address-");
+const plansFile = join(state.path, "plans.json");
+writeFileSync(plansFile, JSON.stringify({ plans: { bench: { quota: null, rate: { per_minute: 100_000_000, burst: 0 }, batch_max: 5000 } } }));
+const env = {
+  STATE_DIR: join(state.path, "state"),
+  PLANS_FILE: plansFile,
+  BAN_DEPARTEMENTS: "75",
+  BAN_SOURCE: PARIS_DIR,
+  BAN_INDEX_DIR: mkdtempSync(join(tmpdir(), "vrai-bench-ban-")),
+};
+// First start imports Paris; the second measures a start with Paris already indexed.
+const first = await startChild("src/main.ts", { env, readyPath: "/readyz", timeoutMs: 180_000 });
+await first.stop();
+const started = performance.now();
+const api = await startChild("src/main.ts", { env, readyPath: "/readyz" });
+const startMs = performance.now() - started;
+try {
+  const key = await createKeyViaCli(env, ["--account", "bench", "--plan", "bench"]);
+  const lines = [
+    "150 rue de rivoli 75001 paris",
+    "15 bd haussmann 75009 paris",
+    "150 Rue de Rivili, 75001 Paris",
+    "12 Rue de Rivoli, 75001 Paris",
+    "10 rue du Fabourg Sain-Honoré 75008 Paris",
+    "Rue de Rivoli, 75001 Paris",
+    "12 rue des Zorglubs Imaginaires, 75001 Paris",
+    "9999 rue de Rivoli 75001 Paris",
+  ].map((line) => JSON.stringify({ line }));
+  const result = await load({
+    url: api.url,
+    method: "POST",
+    path: "/v1/address",
+    body: lines,
+    durationMs,
+    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+  });
+  console.log(formatLoad("address_http", result, baseline, { start_to_ready_ms: Math.round(startMs), baseline_req_s: Math.round(baseline.reqPerSec) }));
+} finally {
+  await api.stop();
+  state.remove();
+}
