@@ -23,14 +23,25 @@ class NodeHeaders {
 
 export class LightRequest {
   readonly headers: Headers;
+  #controller: AbortController | undefined;
+  #aborted = false;
   constructor(
     readonly method: string,
     readonly url: string,
     headers: IncomingHttpHeaders,
-    readonly signal: AbortSignal,
     private readonly rawBody: Buffer | undefined,
   ) {
     this.headers = new NodeHeaders(headers) as unknown as Headers;
+  }
+  /** Aborted when the client goes away; built only for handlers that ask (most calls never do). */
+  get signal(): AbortSignal {
+    this.#controller ??= new AbortController();
+    if (this.#aborted) this.#controller.abort();
+    return this.#controller.signal;
+  }
+  abort(): void {
+    this.#aborted = true;
+    this.#controller?.abort();
   }
   async arrayBuffer(): Promise<ArrayBuffer> {
     const bytes = this.bytes();

@@ -40,12 +40,11 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
 }
 
 async function handle(app: App, req: IncomingMessage, res: ServerResponse, base: string): Promise<void> {
-  const controller = new AbortController();
-  res.on("close", () => {
-    if (!res.writableFinished) controller.abort();
-  });
   const body = await readBody(req);
-  const request = new LightRequest(req.method ?? "GET", base + (req.url ?? "/"), req.headers, controller.signal, body);
+  const request = new LightRequest(req.method ?? "GET", base + (req.url ?? "/"), req.headers, body);
+  res.on("close", () => {
+    if (!res.writableFinished) request.abort();
+  });
   const response = await app.fetch(request as unknown as Request);
   let headers: Record<string, string>;
   let payload: Buffer;
