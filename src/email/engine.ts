@@ -64,6 +64,9 @@ const FLAGGED: Partial<Record<CheckName, "disposable" | "role" | "catch_all">> =
   catch_all: "catch_all",
 };
 
+// Checks that wait on the network, and so on the deadline; the others answer from memory in microseconds.
+const NETWORK_CHECKS: ReadonlySet<CheckName> = new Set(["mx", "smtp", "catch_all"]);
+
 function defaultRandomLocal(): string {
   // Long and random: no real mailbox is called this, so acceptance can only mean "accepts anything".
   return `vrai-${randomBytes(9).toString("hex")}`;
@@ -115,10 +118,26 @@ export function createEmailEngine(config: Config, options: CreateEmailEngineOpti
 
   async function run(email: string, options: { caller?: AbortSignal; reuse: boolean }): Promise<EmailResult> {
     const started = performance.now();
-    const deadline = AbortSignal.timeout(config.emailDeadlineMs);
-    const signal = options.caller ? AbortSignal.any([options.caller, deadline]) : deadline;
+    // The deadline signal is built when the network checks start: most answers settle before DNS and would pay for
+    // two signals and a timer they never use.
+    let signal: AbortSignal | undefined;
+    const deadlineSignal = (): AbortSignal => {
+      if (signal === undefined) {
+        const deadline = AbortSignal.timeout(Math.max(1, Math.round(config.emailDeadlineMs - (performance.now() - started))));
+        signal = options.caller ? AbortSignal.any([options.caller, deadline]) : deadline;
+      }
+      return signal;
+    };
     const state: CheckState = { parsed: null, mx: null, accepted: null, retryAfterMs: null };
-    const ctx: CheckContext = { input: email, state, deps, signal, reuseConnections: options.reuse };
+    const ctx: CheckContext = {
+      input: email,
+      state,
+      deps,
+      get signal() {
+        return deadlineSignal();
+      },
+      reuseConnections: options.reuse,
+    };
     const checks = Object.fromEntries(CHECKS.map((c) => [c.name, "skipped"])) as Record<CheckName, CheckStatus>;
     const flags: EmailVerification["flags"] = { disposable: null, role: null, catch_all: null };
     const reasons: EmailReason[] = [];
@@ -132,7 +151,7 @@ export function createEmailEngine(config: Config, options: CreateEmailEngineOpti
         let outcome: CheckOutcome;
         try {
           const work = check.run(ctx);
-          const result = await untilAborted(work, signal);
+          const result = NETWORK_CHECKS.has(check.name) ? await untilAborted(work, deadlineSignal()) : await work;
           if (result === "aborted") abandoned = work;
           if (options.caller?.aborted) throw options.caller.reason;
           outcome = result === "aborted" ? { status: "inconclusive", reasons: ["probe_timeout"], settles: true } : result;

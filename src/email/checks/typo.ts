@@ -30,22 +30,39 @@ export const TLD_SLIPS: ReadonlyMap<string, string> = new Map(
   ),
 );
 
+// Three rolling rows reused by every call: the check runs on every address, and allocating a matrix per popular
+// domain dominated its cost.
+let previous2 = new Int32Array(64);
+let previous = new Int32Array(64);
+let current = new Int32Array(64);
+
 /** Optimal string alignment distance (Damerau-Levenshtein with adjacent transpositions), capped for speed. */
 export function editDistance(a: string, b: string, options: { cap?: number } = {}): number {
   const { cap = 3 } = options;
   if (Math.abs(a.length - b.length) > cap) return cap + 1;
-  const rows: number[][] = [];
-  for (let i = 0; i <= a.length; i++) rows.push([i, ...new Array<number>(b.length).fill(0)]);
-  for (let j = 0; j <= b.length; j++) rows[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = d;
-    }
+  if (b.length + 1 > current.length) {
+    previous2 = new Int32Array(b.length + 1);
+    previous = new Int32Array(b.length + 1);
+    current = new Int32Array(b.length + 1);
   }
-  return rows[a.length]![b.length]!;
+  for (let j = 0; j <= b.length; j++) previous[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    current[0] = i;
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
+      let d = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a.charCodeAt(i - 1) === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1)) {
+        d = Math.min(d, previous2[j - 2]! + 1);
+      }
+      current[j] = d;
+      if (d < rowMin) rowMin = d;
+    }
+    // Every later row is at least this row's minimum: past the cap, the answer is only "too far".
+    if (rowMin > cap) return cap + 1;
+    [previous2, previous, current] = [previous, current, previous2];
+  }
+  return previous[b.length]!;
 }
 
 // Short popular domains (me.com, sfr.fr) sit one slip away from many real domains (be.com, sfe.fr): only their
@@ -55,6 +72,10 @@ function allowedDistance(candidate: string): number {
   if (label.length < 5) return 0;
   return candidate.length >= 13 ? 2 : 1;
 }
+
+const FUZZY_CANDIDATES = POPULAR_DOMAINS.map((candidate) => ({ candidate, allowed: allowedDistance(candidate) })).filter(
+  (c) => c.allowed > 0,
+);
 
 /** The corrected domain, or null when the domain is fine or no correction is clear. Pure. */
 export function suggestDomain(domain: string): string | null {
@@ -66,9 +87,8 @@ export function suggestDomain(domain: string): string | null {
   if (POPULAR.has(fixed)) return fixed;
   let best: string | null = null;
   let bestDistance = Infinity;
-  for (const candidate of POPULAR_DOMAINS) {
-    const allowed = allowedDistance(candidate);
-    if (allowed === 0) continue;
+  for (const { candidate, allowed } of FUZZY_CANDIDATES) {
+    if (Math.abs(candidate.length - fixed.length) > allowed) continue;
     const d = editDistance(fixed, candidate, { cap: allowed });
     if (d <= allowed && d < bestDistance) {
       best = candidate;
