@@ -15,7 +15,15 @@ if (!existsSync(join(PARIS_DIR, "adresses-75.csv.gz"))) {
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000);
 
 const bare = await startChild("bench/lib/bare_server.ts", { readyPath: "/" });
-const baseline = await load({ url: bare.url, method: "POST", path: "/", body: "{}", headers: { "content-type": "application/json" }, durationMs });
+// Same request shape as the measured calls (bearer key, a JSON line), so the ratio measures what the service adds.
+const baseline = await load({
+  url: bare.url,
+  method: "POST",
+  path: "/v1/address",
+  body: JSON.stringify({ line: "150 rue de rivoli 75001 paris" }),
+  headers: { "content-type": "application/json", authorization: "Bearer vrai_live_0123456789abcdefghijkl" },
+  durationMs,
+});
 await bare.stop();
 
 const state = tempDir("vrai-bench-address-");
