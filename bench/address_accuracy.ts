@@ -27,7 +27,7 @@ const perCategory = Number(process.env.ACCURACY_PER_CATEGORY ?? 1000);
 
 const dir = mkdtempSync(path.join(tmpdir(), "vrai-accuracy-"));
 try {
-  const imported = await importBan(PARIS, { banSource: path.dirname(PARIS), indexDir: dir });
+  const [imported] = await importBan(PARIS, { banSource: path.dirname(PARIS), indexDir: dir });
   const index = new BanIndex(readIndexFile(imported.path));
   const reference = new Reference(compileReference());
   const matcher = new AddressMatcher({ indexes: [index], reference });

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { formatLoad, load } from "./lib/load.ts";
 import { createKeyViaCli, ROOT, startChild, tempDir } from "./lib/processes.ts";
+import { measureBaseline } from "./lib/baseline.ts";
 
 const PARIS_DIR = resolve(ROOT, "../shared/data/ban");
 if (!existsSync(join(PARIS_DIR, "adresses-75.csv.gz"))) {
@@ -14,17 +15,14 @@ if (!existsSync(join(PARIS_DIR, "adresses-75.csv.gz"))) {
 }
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000);
 
-const bare = await startChild("bench/lib/bare_server.ts", { readyPath: "/" });
-// Same request shape as the measured calls (bearer key, a JSON line), so the ratio measures what the service adds.
-const baseline = await load({
-  url: bare.url,
-  method: "POST",
-  path: "/v1/address",
-  body: JSON.stringify({ line: "150 rue de rivoli 75001 paris" }),
-  headers: { "content-type": "application/json", authorization: "Bearer vrai_live_0123456789abcdefghijkl" },
+const baseline = await measureBaseline(
+  {
+    path: "/v1/address",
+    body: JSON.stringify({ line: "150 rue de rivoli 75001 paris" }),
+    headers: { "content-type": "application/json", authorization: "Bearer vrai_live_0123456789abcdefghijkl" },
+  },
   durationMs,
-});
-await bare.stop();
+);
 
 const state = tempDir("vrai-bench-address-");
 const plansFile = join(state.path, "plans.json");

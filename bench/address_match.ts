@@ -32,7 +32,7 @@ function quantile(sorted: Float64Array, q: number): number {
 
 const dir = mkdtempSync(path.join(tmpdir(), "vrai-match-"));
 try {
-  const imported = await importBan(PARIS, { banSource: path.dirname(PARIS), indexDir: dir });
+  const [imported] = await importBan(PARIS, { banSource: path.dirname(PARIS), indexDir: dir });
 
   // Index memory: the shared buffer, and what loading it adds to the resident set.
   globalThis.gc?.();

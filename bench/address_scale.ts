@@ -12,7 +12,8 @@ import { BanIndex, readIndexFile } from "../src/address/index/ban_index.ts";
 import { IndexBuilder } from "../src/address/index/builder.ts";
 import { indexFileName } from "../src/address/index/format.ts";
 import { importBan } from "../src/address/index/import.ts";
-import { AddressMatcher, departementOf } from "../src/address/match.ts";
+import { departementOfInsee } from "../src/address/index/departement.ts";
+import { AddressMatcher } from "../src/address/match.ts";
 import { createMatchPool } from "../src/address/pool.ts";
 import { compileReference, referenceToShared } from "../src/address/reference/compile.ts";
 import { Reference } from "../src/address/reference/reference.ts";
@@ -31,7 +32,7 @@ const mb = (n: number) => (n / 1e6).toFixed(0);
 
 const dir = mkdtempSync(path.join(tmpdir(), "vrai-scale-"));
 try {
-  const paris = await importBan(PARIS, { banSource: path.dirname(PARIS), indexDir: path.join(dir, "paris") });
+  const [paris] = await importBan(PARIS, { banSource: path.dirname(PARIS), indexDir: path.join(dir, "paris") });
   const parisLoad0 = performance.now();
   const parisIndex = new BanIndex(readIndexFile(paris.path));
   const parisLoadMs = performance.now() - parisLoad0;
@@ -68,7 +69,7 @@ try {
   communes.length = Math.min(communes.length, targetCommunes);
   const byDept = new Map<string, typeof communes>();
   for (const c of communes) {
-    const d = departementOf(c.insee);
+    const d = departementOfInsee(c.insee);
     const list = byDept.get(d) ?? [];
     list.push(c);
     byDept.set(d, list);

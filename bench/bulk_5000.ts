@@ -6,7 +6,6 @@
 //                                      DATABASE_URL to use a PostgreSQL instead of an embedded database)
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../src/config.ts";
@@ -15,6 +14,7 @@ import { createJobStore } from "../src/jobs/job_store.ts";
 import { startJobRunner } from "../src/jobs/runner.ts";
 import { silentLogger } from "../src/log.ts";
 import { openDatabase } from "../src/store/db.ts";
+import { startFastSmtpPeer, type SmtpPeer } from "../test/email/peers.ts";
 
 const N = Number(process.env.BENCH_N ?? 5000);
 const DELAY_MS = Number(process.env.BENCH_DELAY_MS ?? 50);
@@ -24,61 +24,18 @@ const LANES = Number(process.env.BENCH_LANES ?? 0) || undefined;
 const ENGINE_CONCURRENCY = Number(process.env.BENCH_ENGINE_CONCURRENCY ?? 0) || undefined; // the engine's default
 const DOMAINS = 50;
 
-interface SlowPeer {
-  connections: number;
-  close(): Promise<void>;
-}
-
-/** An SMTP server that answers every command, the greeting included, after DELAY_MS; no PIPELINING. */
-async function startSlowPeer(host: string): Promise<SlowPeer> {
-  const sockets = new Set<Socket>();
-  const peer = { connections: 0, close: async () => {} };
-  const server = createServer((socket) => {
-    peer.connections++;
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-    socket.on("error", () => {});
-    socket.setEncoding("latin1");
-    let replies = Promise.resolve();
-    const reply = (text: string, end = false) => {
-      replies = replies.then(
-        () =>
-          new Promise((done) =>
-            setTimeout(() => {
-              if (end) socket.end(text);
-              else if (socket.writable) socket.write(text);
-              done();
-            }, DELAY_MS),
-          ),
-      );
-    };
-    reply(`220 ${host} ESMTP\r\n`);
-    let buffer = "";
-    socket.on("data", (chunk: string) => {
-      buffer += chunk;
-      let nl: number;
-      while ((nl = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, nl).replace(/\r$/, "");
-        buffer = buffer.slice(nl + 1);
-        const verb = line.slice(0, 4).toUpperCase();
-        if (verb === "EHLO") reply(`250-${host}\r\n250 SMTPUTF8\r\n`);
-        else if (verb === "RCPT") {
-          // Mailboxes user0..user79 exist; the others (and the catch-all probe's random name) are unknown.
-          const local = /<([^@>]*)@/.exec(line)?.[1] ?? "";
-          const n = /^user(\d+)$/.exec(local)?.[1];
-          reply(n !== undefined && Number(n) < 80 ? "250 2.1.5 Ok\r\n" : "550 5.1.1 User unknown\r\n");
-        } else if (verb === "QUIT") reply("221 2.0.0 Bye\r\n", true);
-        else reply("250 2.0.0 Ok\r\n");
-      }
-    });
+/** An SMTP server that answers every command, the greeting included, after DELAY_MS; no PIPELINING. Mailboxes
+ *  user0..user79 exist; the others (and the catch-all probe's random name) are unknown. */
+function startSlowPeer(host: string): Promise<SmtpPeer> {
+  return startFastSmtpPeer({
+    host,
+    delayMs: DELAY_MS,
+    pipelining: false,
+    mailboxes: (local) => {
+      const n = /^user(\d+)$/.exec(local)?.[1];
+      return n !== undefined && Number(n) < 80;
+    },
   });
-  await new Promise<void>((resolve, reject) => server.listen(25, host, resolve).once("error", reject));
-  peer.close = () =>
-    new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    });
-  return peer;
 }
 
 const domainName = (i: number) => `d${i}.vrai-bulk.net`;
@@ -96,7 +53,7 @@ const resolver: MxResolver = {
 };
 
 async function main(): Promise<void> {
-  const peers: SlowPeer[] = [];
+  const peers: SmtpPeer[] = [];
   const stateDir = process.env.DATABASE_URL ? "" : mkdtempSync(join(tmpdir(), "vrai-bulk-bench-"));
   const schema = process.env.DATABASE_URL ? `bench_${randomUUID().replaceAll("-", "").slice(0, 12)}` : undefined;
   const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL || undefined, stateDir }, { schema });
@@ -117,7 +74,8 @@ async function main(): Promise<void> {
 
     async function run(reuseConnections: boolean): Promise<{ seconds: number; connections: number; verdicts: string }> {
       const engine = createEmailEngine(config, { resolver, log: silentLogger, concurrency: ENGINE_CONCURRENCY });
-      for (const peer of peers) peer.connections = 0;
+      const opened = () => peers.reduce((sum, p) => sum + p.connections, 0);
+      const before = opened();
       const runner = startJobRunner({ sql: db.sql, verifier: engine, log: silentLogger, reuseConnections, pollMs: 20, batchSize: BATCH, lanes: LANES });
       const started = performance.now();
       const { jobId } = await store.submit(account, emails);
@@ -133,7 +91,7 @@ async function main(): Promise<void> {
       const counts = new Map<string, number>();
       for (const r of job?.results ?? []) counts.set(r.verdict, (counts.get(r.verdict) ?? 0) + 1);
       const verdicts = [...counts].map(([v, n]) => `${v}:${n}`).sort().join(",");
-      return { seconds, connections: peers.reduce((sum, p) => sum + p.connections, 0), verdicts };
+      return { seconds, connections: opened() - before, verdicts };
     }
 
     const reuse = await run(true);
@@ -148,7 +106,7 @@ async function main(): Promise<void> {
       ].join(" "),
     );
   } finally {
-    await Promise.all(peers.map((p) => p.close()));
+    await Promise.all(peers.map((p) => p.stop()));
     if (schema) await db.sql.unsafe(`drop schema ${schema} cascade`);
     await db.close();
     if (stateDir) rmSync(stateDir, { recursive: true, force: true });

@@ -8,21 +8,18 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { formatLoad, load } from "./lib/load.ts";
 import { createKeyViaCli, startChild, tempDir } from "./lib/processes.ts";
+import { measureBaseline } from "./lib/baseline.ts";
 
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000);
 
-// The baseline gets the same request as the calls it is compared with (a bearer key and a small JSON body), so that
-// the ratio measures what the service adds, not what the client and node's parser spend on a bigger request.
-const bare = await startChild("bench/lib/bare_server.ts", { readyPath: "/" });
-const baseline = await load({
-  url: bare.url,
-  method: "POST",
-  path: "/v1/email",
-  body: JSON.stringify({ email: "deliverable@vrai.test" }),
-  headers: { "content-type": "application/json", authorization: "Bearer vrai_test_0123456789abcdefghijkl" },
+const baseline = await measureBaseline(
+  {
+    path: "/v1/email",
+    body: JSON.stringify({ email: "deliverable@vrai.test" }),
+    headers: { "content-type": "application/json", authorization: "Bearer vrai_test_0123456789abcdefghijkl" },
+  },
   durationMs,
-});
-await bare.stop();
+);
 console.log(formatLoad("http_baseline", baseline));
 
 const state = tempDir("vrai-bench-");

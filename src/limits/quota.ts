@@ -1,9 +1,9 @@
 // Monthly quotas per account and endpoint, charged in the database before the work is done.
 //
 // Charges are group-committed: calls that arrive while a batch is being written wait for the next one, and one
-// statement (the charge_quota function, migration 003) settles a whole batch, whatever its size. It locks the quota
-// rows (SELECT ... FOR UPDATE), so processes sharing a PostgreSQL serialise on them, and grants call by call in arrival
-// order, each call all or nothing. N concurrent calls against Q calls left give exactly min(N, Q) successes.
+// statement (the charge_quota function, migration 003) settles a whole batch, whatever its size: it locks the batch's
+// quota rows (SELECT ... FOR UPDATE), so processes sharing a PostgreSQL serialise on them, and grants call by call in
+// arrival order, each call all or nothing. N concurrent calls against Q calls left give exactly min(N, Q) successes.
 // Why batch: on the embedded database one statement costs a few hundred microseconds of single-threaded PGlite time;
 // one statement per call would cap metered traffic at a few thousand calls a second.
 import type { Sql } from "../store/db.ts";
@@ -81,29 +81,40 @@ export class QuotaLedger {
 
   async #settle(batch: PendingCharge[]): Promise<void> {
     const { period, reset } = quotaPeriod(this.now());
-    const call: number[] = [];
+    // Distinct quota rows (1-based, as SQL arrays are), then the charges that point at them.
+    const rowIndex = new Map<string, number>();
     const account: string[] = [];
-    const endpoint: string[] = [];
-    const amount: number[] = [];
+    const endpoint: MeteredEndpoint[] = [];
     const limit: number[] = [];
+    const call: number[] = [];
+    const row: number[] = [];
+    const amount: number[] = [];
     batch.forEach((pending, i) => {
       for (const charge of pending.charges) {
+        const key = `${pending.accountId}/${charge.endpoint}`;
+        let index = rowIndex.get(key);
+        if (index === undefined) {
+          account.push(pending.accountId);
+          endpoint.push(charge.endpoint);
+          limit.push(pending.quota[charge.endpoint]);
+          rowIndex.set(key, (index = account.length));
+        }
         call.push(i);
-        account.push(pending.accountId);
-        endpoint.push(charge.endpoint);
+        row.push(index);
         amount.push(charge.amount);
-        limit.push(pending.quota[charge.endpoint]);
       }
     });
-    const rows = await this.sql`
-      select out_call, out_endpoint, out_ok, out_remaining
-      from charge_quota(${period}::date, ${call}::int[], ${account}::uuid[], ${endpoint}::text[], ${amount}::int[], ${limit}::int[])`;
+    const answers = await this.sql`
+      select out_call, out_row, out_ok, out_remaining
+      from charge_quota(${period}::date, ${account}::uuid[], ${endpoint}::text[], ${limit}::int[],
+                        ${call}::int[], ${row}::int[], ${amount}::int[])`;
     const results = batch.map(() => ({ ok: true, states: [] as QuotaState[] }));
-    rows.forEach((row, j) => {
-      const result = results[row.out_call];
-      result.ok = row.out_ok;
-      result.states.push({ endpoint: row.out_endpoint, limit: limit[j], remaining: row.out_remaining, reset });
-    });
+    for (const answer of answers) {
+      const result = results[answer.out_call];
+      result.ok = answer.out_ok;
+      const r = answer.out_row - 1;
+      result.states.push({ endpoint: endpoint[r], limit: limit[r], remaining: answer.out_remaining, reset });
+    }
     batch.forEach((pending, i) => {
       const { ok, states } = results[i];
       if (ok) return pending.resolve({ ok: true, states });

@@ -253,11 +253,23 @@ export async function startSmtpPeer(options: SmtpPeerOptions): Promise<SmtpPeer>
   return peer;
 }
 
-/** A minimal SMTP peer on raw node:net that answers at once (smtp-server waits 100 ms before its banner to catch
- *  early talkers): for benches, where the peer must not be the bottleneck. Accepts `mailboxes` ("*": all). */
-export async function startFastSmtpPeer(options: { host: string; port?: number; mailboxes: string[] }): Promise<SmtpPeer> {
-  const { host, port = 25, mailboxes } = options;
-  const accepted = new Set(mailboxes.map((m) => m.toLowerCase()));
+export interface RawSmtpPeerOptions {
+  host: string;
+  port?: number;
+  /** Local parts that exist ("*": all), or a predicate on the lower-cased local part. */
+  mailboxes: string[] | ((local: string) => boolean);
+  /** Every reply, the greeting included, waits this long (in order): a slow server. */
+  delayMs?: number;
+  /** Advertise PIPELINING (default true). */
+  pipelining?: boolean;
+}
+
+/** A minimal SMTP peer on raw node:net that answers at once, or after `delayMs` (smtp-server waits 100 ms before its
+ *  banner to catch early talkers): for benches, where the peer must not be the bottleneck, or must be a known one. */
+export async function startFastSmtpPeer(options: RawSmtpPeerOptions): Promise<SmtpPeer> {
+  const { host, port = 25, mailboxes, delayMs = 0, pipelining = true } = options;
+  const accepted = new Set(Array.isArray(mailboxes) ? mailboxes.map((m) => m.toLowerCase()) : []);
+  const accepts = Array.isArray(mailboxes) ? (local: string) => accepted.has("*") || accepted.has(local) : mailboxes;
   let connections = 0;
   const recipients: string[] = [];
   const sockets = new Set<Socket>();
@@ -267,7 +279,13 @@ export async function startFastSmtpPeer(options: { host: string; port?: number; 
     socket.on("close", () => sockets.delete(socket));
     socket.on("error", () => {});
     socket.setEncoding("latin1");
-    socket.write(`220 ${host} fast ESMTP\r\n`);
+    let replies = Promise.resolve();
+    const reply = (text: string, end = false) => {
+      const send = () => (end ? socket.end(text) : socket.writable && socket.write(text));
+      if (delayMs === 0) return void send();
+      replies = replies.then(() => new Promise<void>((done) => setTimeout(() => (send(), done()), delayMs)));
+    };
+    reply(`220 ${host} fast ESMTP\r\n`);
     let buffer = "";
     socket.on("data", (chunk: string) => {
       buffer += chunk;
@@ -276,16 +294,15 @@ export async function startFastSmtpPeer(options: { host: string; port?: number; 
         const line = buffer.slice(0, nl).replace(/\r$/, "");
         buffer = buffer.slice(nl + 1);
         const verb = line.slice(0, 4).toUpperCase();
-        if (verb === "EHLO") socket.write(`250-${host}\r\n250-PIPELINING\r\n250 SMTPUTF8\r\n`);
-        else if (verb === "HELO" || verb === "MAIL" || verb === "RSET" || verb === "NOOP") socket.write("250 2.0.0 Ok\r\n");
+        if (verb === "EHLO") reply(`250-${host}\r\n${pipelining ? "250-PIPELINING\r\n" : ""}250 SMTPUTF8\r\n`);
+        else if (verb === "HELO" || verb === "MAIL" || verb === "RSET" || verb === "NOOP") reply("250 2.0.0 Ok\r\n");
         else if (verb === "RCPT") {
           const rcpt = /<([^>]*)>/.exec(line)?.[1] ?? "";
           recipients.push(rcpt);
           const local = rcpt.slice(0, rcpt.lastIndexOf("@")).toLowerCase();
-          socket.write(accepted.has("*") || accepted.has(local) ? "250 2.1.5 Ok\r\n" : "550 5.1.1 User unknown\r\n");
-        } else if (verb === "QUIT") {
-          socket.end("221 2.0.0 Bye\r\n");
-        } else socket.write("502 5.5.2 Error: command not recognized\r\n");
+          reply(accepts(local) ? "250 2.1.5 Ok\r\n" : "550 5.1.1 User unknown\r\n");
+        } else if (verb === "QUIT") reply("221 2.0.0 Bye\r\n", true);
+        else reply("502 5.5.2 Error: command not recognized\r\n");
       }
     });
   });

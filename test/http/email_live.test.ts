@@ -1,4 +1,4 @@
-// POST /v1/email with a live key over real sockets: dnsmasq answers the MX records, smtp-server peers on 127.0.5.x:25
+// POST /v1/email with a live key over real sockets: dnsmasq answers the MX records, smtp-server peers on 127.0.6.x:25
 // play the mailboxes. The scale-out roles are covered too: an API process and a worker process sharing PostgreSQL.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -21,12 +21,12 @@ async function peers(t: { after(fn: () => unknown): void }) {
       { domain: "any.vrai-http.net", exchange: "mx.any.vrai-http.net", priority: 10 },
     ],
     hosts: [
-      { name: "mx.shop.vrai-http.net", address: "127.0.5.10" },
-      { name: "mx.any.vrai-http.net", address: "127.0.5.11" },
+      { name: "mx.shop.vrai-http.net", address: "127.0.6.10" },
+      { name: "mx.any.vrai-http.net", address: "127.0.6.11" },
     ],
   });
-  const shop = await startSmtpPeer({ host: "127.0.5.10", mailboxes: ["jane", "john"] });
-  const any = await startSmtpPeer({ host: "127.0.5.11", mailboxes: ["*"] });
+  const shop = await startSmtpPeer({ host: "127.0.6.10", mailboxes: ["jane", "john"] });
+  const any = await startSmtpPeer({ host: "127.0.6.11", mailboxes: ["*"] });
   t.after(async () => {
     await shop.stop();
     await any.stop();
