@@ -69,7 +69,9 @@ export function verificationHandler<S extends v.GenericSchema>(services: Service
       if (error instanceof HttpError) {
         throw new HttpError(error.slug, error.detail, { extensions: error.extensions, headers: { ...headers, ...error.headers }, cause: error.cause });
       }
-      throw Object.assign(error as Error, { responseHeaders: headers });
+      // app.ts answers 500 or 503 for anything else; it still owes the client the headers of this call.
+      const fault = error instanceof Error ? error : new Error(String(error));
+      throw Object.assign(fault, { responseHeaders: headers });
     }
   };
 }
