@@ -7,6 +7,8 @@ import { createKeyCache } from "./auth/key_cache.ts";
 import { createMemoryRateLimiter } from "./limits/memory_rate_limiter.ts";
 import { createPostgresRateLimiter } from "./limits/postgres_rate_limiter.ts";
 import { QuotaLedger } from "./limits/quota.ts";
+import { createExclusiveQuotaSettler } from "./limits/exclusive_quota_settler.ts";
+import { createSharedQuotaSettler } from "./limits/shared_quota_settler.ts";
 import { openDatabase, type Database } from "./store/db.ts";
 import type { AddressVerifier, EmailVerifier, JobQueue, Services } from "./services.ts";
 
@@ -26,10 +28,10 @@ export async function buildCore(config: Config, options: { schema?: string } = {
     db,
     plans,
     keys: createKeyCache(db.sql),
-    // One process owns the embedded database, so memory buckets are exact there; processes sharing a PostgreSQL
-    // must draw from the same buckets.
+    // One process owns the embedded database, so memory buckets and counters are exact there; processes sharing a
+    // PostgreSQL must draw from the same buckets and lock the same quota rows.
     rate: db.kind === "embedded" ? createMemoryRateLimiter() : createPostgresRateLimiter(db.sql),
-    quota: new QuotaLedger(db.sql),
+    quota: new QuotaLedger(db.sql, db.kind === "embedded" ? createExclusiveQuotaSettler(db.sql) : createSharedQuotaSettler(db.sql)),
   };
 }
 

@@ -1,11 +1,12 @@
 // Monthly quotas per account and endpoint, charged in the database before the work is done.
 //
-// Charges are group-committed: calls that arrive while a batch is being written wait for the next one, and one
-// statement (the charge_quota function, migration 003) settles a whole batch, whatever its size: it locks the batch's
-// quota rows (SELECT ... FOR UPDATE), so processes sharing a PostgreSQL serialise on them, and grants call by call in
-// arrival order, each call all or nothing. N concurrent calls against Q calls left give exactly min(N, Q) successes.
-// Why batch: on the embedded database one statement costs a few hundred microseconds of single-threaded PGlite time;
-// one statement per call would cap metered traffic at a few thousand calls a second.
+// Charges are group-committed: calls that arrive while a batch is being settled wait for the next one, and a settler
+// decides the whole batch at once, call by call in arrival order, each call all or nothing, durably before any call
+// of the batch is answered. N concurrent calls against Q calls left give exactly min(N, Q) successes. Two settlers:
+// shared_quota_settler.ts for processes sharing a PostgreSQL (row locks in the database), exclusive_quota_settler.ts
+// for the embedded database that one process owns (counters in memory, written through).
+// Why batch: on the embedded database a statement costs hundreds of microseconds of single-threaded PGlite time; a
+// statement or more per call would cap metered traffic at a few thousand calls a second.
 import type { Sql } from "../store/db.ts";
 import type { MeteredEndpoint, Plan } from "../accounts/plans.ts";
 
@@ -35,104 +36,54 @@ export function quotaPeriod(nowMs: number): { period: string; reset: number } {
   };
 }
 
-interface PendingCharge {
+/** One call's charges, as a settler sees them. A negative amount gives back (a refund) and always fits. */
+export interface BatchedCall {
   accountId: string;
   quota: Record<MeteredEndpoint, number>;
   charges: QuotaCharge[];
-  resolve(result: ChargeResult): void;
+}
+
+/** Per call: granted or not, and what is left on each of its quotas afterwards (same order as its charges). */
+export interface SettledCall {
+  ok: boolean;
+  remaining: number[];
+}
+
+/** Decides a batch of calls in order, each all or nothing, and makes the outcome durable before it resolves. */
+export type QuotaSettler = (calls: BatchedCall[], period: string) => Promise<SettledCall[]>;
+
+interface PendingCall extends BatchedCall {
+  resolve(result: SettledCall): void;
   reject(error: unknown): void;
 }
 
 export class QuotaLedger {
-  #queue: PendingCharge[] = [];
+  #queue: PendingCall[] = [];
   #writing = false;
 
   constructor(
     private readonly sql: Sql,
+    private readonly settle: QuotaSettler,
     private readonly now: () => number = Date.now,
   ) {}
 
   /** Charges every entry or none. Unmetered plans are never charged. */
-  charge(accountId: string, plan: Plan, charges: QuotaCharge[]): Promise<ChargeResult> {
-    if (!plan.quota || charges.length === 0) return Promise.resolve({ ok: true, states: [] });
+  async charge(accountId: string, plan: Plan, charges: QuotaCharge[]): Promise<ChargeResult> {
+    if (!plan.quota || charges.length === 0) return { ok: true, states: [] };
     const quota = plan.quota;
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ accountId, quota, charges, resolve, reject });
-      if (!this.#writing) {
-        this.#writing = true;
-        // Let the calls of this turn of the event loop join the batch.
-        setImmediate(() => void this.#drain());
-      }
-    });
-  }
-
-  async #drain(): Promise<void> {
-    while (this.#queue.length > 0) {
-      const batch = this.#queue;
-      this.#queue = [];
-      try {
-        await this.#settle(batch);
-      } catch (error) {
-        for (const pending of batch) pending.reject(error);
-      }
-    }
-    this.#writing = false;
-  }
-
-  async #settle(batch: PendingCharge[]): Promise<void> {
-    const { period, reset } = quotaPeriod(this.now());
-    // Distinct quota rows (1-based, as SQL arrays are), then the charges that point at them.
-    const rowIndex = new Map<string, number>();
-    const account: string[] = [];
-    const endpoint: MeteredEndpoint[] = [];
-    const limit: number[] = [];
-    const call: number[] = [];
-    const row: number[] = [];
-    const amount: number[] = [];
-    batch.forEach((pending, i) => {
-      for (const charge of pending.charges) {
-        const key = `${pending.accountId}/${charge.endpoint}`;
-        let index = rowIndex.get(key);
-        if (index === undefined) {
-          account.push(pending.accountId);
-          endpoint.push(charge.endpoint);
-          limit.push(pending.quota[charge.endpoint]);
-          rowIndex.set(key, (index = account.length));
-        }
-        call.push(i);
-        row.push(index);
-        amount.push(charge.amount);
-      }
-    });
-    const answers = await this.sql`
-      select out_call, out_row, out_ok, out_remaining
-      from charge_quota(${period}::date, ${account}::uuid[], ${endpoint}::text[], ${limit}::int[],
-                        ${call}::int[], ${row}::int[], ${amount}::int[])`;
-    const results = batch.map(() => ({ ok: true, states: [] as QuotaState[] }));
-    for (const answer of answers) {
-      const result = results[answer.out_call];
-      result.ok = answer.out_ok;
-      const r = answer.out_row - 1;
-      result.states.push({ endpoint: endpoint[r], limit: limit[r], remaining: answer.out_remaining, reset });
-    }
-    batch.forEach((pending, i) => {
-      const { ok, states } = results[i];
-      if (ok) return pending.resolve({ ok: true, states });
-      // The quota that could not take this call's amount.
-      const refused = states.find((s, k) => s.remaining < pending.charges[k].amount) ?? states[0];
-      pending.resolve({ ok: false, refused, states });
-    });
+    const { reset } = quotaPeriod(this.now());
+    const settled = await this.#enqueue({ accountId, quota, charges });
+    const states = charges.map(({ endpoint }, i) => ({ endpoint, limit: quota[endpoint], remaining: settled.remaining[i], reset }));
+    if (settled.ok) return { ok: true, states };
+    // The quota that could not take this call's amount.
+    const refused = states.find((state, i) => state.remaining < charges[i].amount) ?? states[0];
+    return { ok: false, refused, states };
   }
 
   /** Gives back a charge whose call then failed (a 5xx is free). */
   async refund(accountId: string, plan: Plan, charges: QuotaCharge[]): Promise<void> {
-    if (!plan.quota) return;
-    const { period } = quotaPeriod(this.now());
-    for (const { endpoint, amount } of charges) {
-      await this.sql`
-        update quota_usage set used = greatest(0, used - ${amount}::int)
-        where account_id = ${accountId} and endpoint = ${endpoint} and period = ${period}::date`;
-    }
+    if (!plan.quota || charges.length === 0) return;
+    await this.#enqueue({ accountId, quota: plan.quota, charges: charges.map((c) => ({ ...c, amount: -c.amount })) });
   }
 
   /** What is left, without charging (for the headers of refused calls). */
@@ -149,6 +100,31 @@ export class QuotaLedger {
       remaining: Math.max(0, quota[endpoint] - (used.get(endpoint) ?? 0)),
       reset,
     }));
+  }
+
+  #enqueue(call: BatchedCall): Promise<SettledCall> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ ...call, resolve, reject });
+      if (!this.#writing) {
+        this.#writing = true;
+        // Let the calls of this turn of the event loop join the batch.
+        setImmediate(() => void this.#drain());
+      }
+    });
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const batch = this.#queue;
+      this.#queue = [];
+      try {
+        const settled = await this.settle(batch, quotaPeriod(this.now()).period);
+        batch.forEach((call, i) => call.resolve(settled[i]));
+      } catch (error) {
+        for (const call of batch) call.reject(error);
+      }
+    }
+    this.#writing = false;
   }
 }
 

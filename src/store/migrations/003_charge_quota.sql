@@ -1,6 +1,7 @@
 -- Settles a batch of quota charges in one statement (limits/quota.ts). The batch names its distinct quota rows
 -- (p_account, p_endpoint, p_limit: one entry per row) and its charges (p_call, p_row, p_amount: one entry per charge,
--- the charges of one call consecutive, calls in arrival order). Each call is granted all or nothing, in order.
+-- the charges of one call consecutive, calls in arrival order). Each call is granted all or nothing, in order; a
+-- negative amount is a refund and always fits.
 -- Why one function: on the embedded database every statement crosses a socket into single-threaded PGlite, so the
 -- work per batch is four statements whatever its size, and the per-call decisions are array arithmetic, not SQL.
 -- The rows are locked first (in a fixed order, so that two batches cannot deadlock), so processes sharing a
@@ -58,8 +59,8 @@ begin
     end loop;
     i := last_charge + 1;
   end loop;
-  update quota_usage q set used = q.used + d.delta
+  update quota_usage q set used = greatest(0, q.used + d.delta)
     from unnest(p_account, p_endpoint, delta[1:rows_n]) as d(a, e, delta)
-    where d.delta > 0 and q.account_id = d.a and q.endpoint = d.e and q.period = p_period;
+    where d.delta <> 0 and q.account_id = d.a and q.endpoint = d.e and q.period = p_period;
 end
 $$;
