@@ -14,6 +14,7 @@ import { AddressMatcher } from "../src/address/match.ts";
 import { streetKey } from "../src/address/normalize/match_key.ts";
 import { parseAddress } from "../src/address/parse/parse_address.ts";
 import { compileReference } from "../src/address/reference/compile.ts";
+import { packReference } from "../src/address/reference/pack_reference.ts";
 import { Reference } from "../src/address/reference/reference.ts";
 import type { AddressVerification } from "../src/address/types.ts";
 
@@ -29,7 +30,7 @@ const dir = mkdtempSync(path.join(tmpdir(), "vrai-accuracy-"));
 try {
   const [imported] = await importBan(PARIS, { banSource: path.dirname(PARIS), indexDir: dir });
   const index = new BanIndex(readIndexFile(imported.path));
-  const reference = new Reference(compileReference());
+  const reference = new Reference(packReference(compileReference()));
   const matcher = new AddressMatcher({ indexes: [index], reference });
   const cases = buildEvalSet(index, { seed, perCategory });
 

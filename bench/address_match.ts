@@ -1,10 +1,13 @@
 // address_match: matches per second per worker thread on a mixed query set drawn from the real Paris file (the seven
-// categories of address_accuracy, equal shares), p50/p99, index memory and service start with Paris indexed.
+// categories of address_accuracy, equal shares), p50/p99, index memory, resident memory each worker thread adds,
+// and service start with Paris indexed.
 // Baseline from the same run: the bare exact-key lookup (normalise + one hash probe), the floor of any matcher.
 //   npx tsx bench/address_match.ts           (env: MATCH_PER_CATEGORY=1000, MATCH_ROUNDS=5, WORKERS)
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { loadConfig } from "../src/config.ts";
 import { buildEvalSet } from "../src/address/eval_set.ts";
 import { BanIndex, readIndexFile } from "../src/address/index/ban_index.ts";
@@ -14,8 +17,40 @@ import { AddressMatcher } from "../src/address/match.ts";
 import { streetKey } from "../src/address/normalize/match_key.ts";
 import { parseAddress } from "../src/address/parse/parse_address.ts";
 import { compileReference } from "../src/address/reference/compile.ts";
+import { packReference } from "../src/address/reference/pack_reference.ts";
 import { Reference } from "../src/address/reference/reference.ts";
+import { createMatchPool } from "../src/address/pool.ts";
 import { createAddressService } from "../src/address/service.ts";
+
+const threadsOf = () => Number(process.env.WORKERS ?? availableParallelism());
+
+// Child mode: the resident memory each worker thread adds once started (isolate, modules, its matcher over the shared
+// buffers), measured in a process that does nothing else: in the bench's own process, its garbage collections during
+// the pool's start made the difference noise (from -7 to +45 MB per thread over three runs).
+if (process.argv[2] === "--pool-rss") {
+  const threads = threadsOf();
+  const poolData = { indexBuffers: [readIndexFile(process.argv[3]!)], referenceBuffer: packReference(compileReference()) };
+  // Collected, then given time to hand the freed pages back (V8 unmaps them in the background), before and after.
+  const settle = async () => {
+    globalThis.gc?.();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    globalThis.gc?.();
+  };
+  await settle();
+  const before = process.memoryUsage().rss;
+  const pool = createMatchPool(poolData, { threads });
+  await Promise.all(Array.from({ length: threads }, () => pool.run({ inputs: [] })));
+  await settle();
+  process.stdout.write(String((process.memoryUsage().rss - before) / threads));
+  await pool.destroy();
+  process.exit(0);
+}
+
+function poolRssPerThread(indexPath: string): number {
+  const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", fileURLToPath(import.meta.url), "--pool-rss", indexPath], { encoding: "utf8" });
+  if (child.status !== 0) throw new Error(`Cannot measure pool memory: ${child.stderr}`);
+  return Number(child.stdout);
+}
 
 const PARIS = path.resolve("../shared/data/ban/adresses-75.csv.gz");
 if (!existsSync(PARIS)) {
@@ -24,7 +59,7 @@ if (!existsSync(PARIS)) {
 }
 const perCategory = Number(process.env.MATCH_PER_CATEGORY ?? 1000);
 const rounds = Number(process.env.MATCH_ROUNDS ?? 5);
-const threads = Number(process.env.WORKERS ?? availableParallelism());
+const threads = threadsOf();
 
 function quantile(sorted: Float64Array, q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
@@ -39,7 +74,7 @@ try {
   const rssBefore = process.memoryUsage().rss;
   const index = new BanIndex(readIndexFile(imported.path));
   const rssIndex = process.memoryUsage().rss - rssBefore;
-  const matcher = new AddressMatcher({ indexes: [index], reference: new Reference(compileReference()) });
+  const matcher = new AddressMatcher({ indexes: [index], reference: new Reference(packReference(compileReference())) });
   const queries = buildEvalSet(index, { seed: 7, perCategory }).map((c) => c.input);
   // Shuffle so that categories interleave as in real traffic (deterministic).
   for (let i = queries.length - 1; i > 0; i--) {
@@ -62,7 +97,7 @@ try {
   lat.sort();
 
   // Baseline: the bare exact lookup of the same queries.
-  const ref = new Reference(compileReference());
+  const ref = new Reference(packReference(compileReference()));
   const baseline = (q: (typeof queries)[number]) => {
     const p = parseAddress(q);
     const ids: number[] = [];
@@ -74,6 +109,8 @@ try {
   const b0 = performance.now();
   for (let r = 0; r < rounds; r++) for (const q of queries) baseline(q);
   const baseOps = (queries.length * rounds) / ((performance.now() - b0) / 1000);
+
+  const rssPerThread = poolRssPerThread(imported.path);
 
   // Service start with Paris already indexed: cold (the nationwide reference compiled from the npm packages and
   // cached beside the index) and warm (the usual restart: the cache is there).
@@ -110,7 +147,7 @@ try {
       `p50_us=${(quantile(lat, 0.5) * 1000).toFixed(1)} p99_us=${(quantile(lat, 0.99) * 1000).toFixed(1)} ` +
       `pool_ops_s=${Math.round(poolOps)} pool_ops_s_per_thread=${Math.round(poolOps / threads)} ` +
       `pool_p50_ms=${quantile(poolLat, 0.5).toFixed(2)} pool_p99_ms=${quantile(poolLat, 0.99).toFixed(2)} ` +
-      `index_mb=${(index.byteLength / 1e6).toFixed(1)} index_rss_mb=${(rssIndex / 1e6).toFixed(1)} rss_with_pool_mb=${(rssWithPool / 1e6).toFixed(0)} ` +
+      `index_mb=${(index.byteLength / 1e6).toFixed(1)} index_rss_mb=${(rssIndex / 1e6).toFixed(1)} rss_with_pool_mb=${(rssWithPool / 1e6).toFixed(0)} rss_per_thread_mb=${(rssPerThread / 1e6).toFixed(1)} ` +
       `start_ms=${Math.round(startMs)} start_cold_ms=${Math.round(startColdMs)} baseline_exact_lookup_ops_s=${Math.round(baseOps)} node=${process.version}`,
   );
 } finally {

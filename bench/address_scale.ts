@@ -15,7 +15,8 @@ import { importBan } from "../src/address/index/import.ts";
 import { departementOfInsee } from "../src/address/index/departement.ts";
 import { AddressMatcher } from "../src/address/match.ts";
 import { createMatchPool } from "../src/address/pool.ts";
-import { compileReference, referenceToShared } from "../src/address/reference/compile.ts";
+import { compileReference } from "../src/address/reference/compile.ts";
+import { packReference } from "../src/address/reference/pack_reference.ts";
 import { Reference } from "../src/address/reference/reference.ts";
 import type { AddressInput } from "../src/address/types.ts";
 
@@ -37,7 +38,8 @@ try {
   const parisIndex = new BanIndex(readIndexFile(paris.path));
   const parisLoadMs = performance.now() - parisLoad0;
   const tables = compileReference();
-  const reference = new Reference(tables);
+  const referenceBuffer = packReference(tables);
+  const reference = new Reference(referenceBuffer);
 
   // Paris streets as templates: name, short name, and their address rows.
   interface Template { name: string; afnor: string; numbers: number[]; suffixes: string[]; lats: number[]; lons: number[] }
@@ -149,7 +151,7 @@ try {
   const parisOps = parisQueries.length / ((performance.now() - pm0) / 1000);
 
   // The pool over the same buffers: resident memory must not grow by a copy per thread.
-  const pool = createMatchPool({ indexBuffers: buffers, referenceBuffer: referenceToShared(tables) }, { threads });
+  const pool = createMatchPool({ indexBuffers: buffers, referenceBuffer }, { threads });
   await Promise.all(Array.from({ length: threads * 4 }, (_, i) => pool.run({ inputs: [queries[i % queries.length]] })));
   const rssPool = process.memoryUsage().rss;
   await pool.destroy();

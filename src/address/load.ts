@@ -39,8 +39,9 @@ export async function ensureIndexes(options: EnsureIndexOptions): Promise<Loaded
     const path = join(indexDir, indexFileName(d));
     if (usable(path)) continue;
     try {
-      const r = await importBan(d, { banSource, indexDir });
-      log.info("address index imported", { departement: r.departement, rows: r.rows, bytes: r.bytes, ms: r.ms });
+      for (const r of await importBan(d, { banSource, indexDir })) {
+        log.info("address index imported", { departement: r.departement, rows: r.rows, bytes: r.bytes, ms: r.ms });
+      }
     } catch (err) {
       missing.push(d.toUpperCase());
       failures.push(`${d}: ${(err as Error).message}`);

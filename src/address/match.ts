@@ -2,6 +2,7 @@
 // check the house number, then derive the verdict from the reasons (DECISIONS §4). Pure and synchronous: the worker
 // threads run it (workers/match_address.ts), tests and benches call it directly.
 import type { BanIndex } from "./index/ban_index.ts";
+import { departementOfInsee } from "./index/departement.ts";
 import { checkHouseNumber, type NumberCheck } from "./match/house_number_check.ts";
 import {
   clearWinner, exactStreets, fuzzyStreets, prepareQuery, type CommuneScope, type StreetHit, type StreetQuery,
@@ -41,10 +42,6 @@ interface ScopedTier {
 export interface MatcherOptions {
   indexes: readonly BanIndex[];
   reference: Reference;
-}
-
-export function departementOf(insee: string): string {
-  return insee.startsWith("97") ? insee.slice(0, 3) : insee.slice(0, 2);
 }
 
 function unique<T>(values: Iterable<T>): T[] {
@@ -93,7 +90,7 @@ export class AddressMatcher {
     for (const tier of plan.tiers) {
       for (const c of tier.communes) {
         allCommunes++;
-        if (this.#indexes.has(departementOf(c))) covered = true;
+        if (this.#indexes.has(departementOfInsee(c))) covered = true;
         else uncovered = true;
       }
     }
@@ -280,7 +277,7 @@ export class AddressMatcher {
   #scopes(communes: readonly string[]): CommuneScope[] {
     const byDept = new Map<string, number[]>();
     for (const c of communes) {
-      const index = this.#indexes.get(departementOf(c));
+      const index = this.#indexes.get(departementOfInsee(c));
       const n = index?.communeByCode.get(c);
       if (index === undefined || n === undefined) continue;
       const list = byDept.get(index.departement) ?? [];
@@ -387,7 +384,7 @@ function siblingsIn(ref: Reference, communes: readonly string[]): string[] {
 }
 
 function inDepartement(communes: string[], departement: string | null): string[] {
-  return departement === null ? communes : communes.filter((c) => departementOf(c) === departement);
+  return departement === null ? communes : communes.filter((c) => departementOfInsee(c) === departement);
 }
 
 function pickByNumber(hits: readonly StreetHit[], hasNumber: (h: StreetHit) => boolean): StreetHit {
@@ -397,19 +394,18 @@ function pickByNumber(hits: readonly StreetHit[], hasNumber: (h: StreetHit) => b
 export interface SharedMatcherData {
   /** One SharedArrayBuffer per département index file (index/ban_index.ts). */
   indexBuffers: SharedArrayBuffer[];
-  /** Compiled reference tables (reference/compile.ts). */
+  /** Packed nationwide reference (reference/pack_reference.ts), read in place by every thread. */
   referenceBuffer: SharedArrayBuffer;
 }
 
-/** A matcher over shared buffers: what each worker thread builds once, without copying the index. */
+/** A matcher over shared buffers: what each worker thread builds once, without copying the index or the reference. */
 export async function matcherFromShared(data: SharedMatcherData): Promise<AddressMatcher> {
-  const [{ BanIndex }, { Reference }, { referenceFromShared }] = await Promise.all([
+  const [{ BanIndex }, { Reference }] = await Promise.all([
     import("./index/ban_index.ts"),
     import("./reference/reference.ts"),
-    import("./reference/compile.ts"),
   ]);
   return new AddressMatcher({
     indexes: data.indexBuffers.map((b) => new BanIndex(b)),
-    reference: new Reference(referenceFromShared(data.referenceBuffer)),
+    reference: new Reference(data.referenceBuffer),
   });
 }

@@ -1,11 +1,11 @@
-// The address service the HTTP layer uses: index ensured and loaded once into shared memory, reference tables
-// compiled once, matching on the piscina pool (config.workers threads).
+// The address service the HTTP layer uses: index ensured and loaded once into shared memory, reference lookups
+// packed once into shared memory, matching on the piscina pool (config.workers threads).
 import type { Config } from "../config.ts";
 import { silentLogger, type Logger } from "../log.ts";
 import { Batcher } from "./batcher.ts";
 import { ensureIndexes } from "./load.ts";
 import { createMatchPool } from "./pool.ts";
-import { cachedReference, referenceToShared } from "./reference/compile.ts";
+import { cachedReference } from "./reference/compile.ts";
 import type { AddressInput, AddressVerification } from "./types.ts";
 
 export interface AddressService {
@@ -27,7 +27,7 @@ export async function createAddressService(config: Config, options: { log?: Logg
     indexDir: config.banIndexDir,
     log,
   });
-  const referenceBuffer = referenceToShared(cachedReference(config.banIndexDir));
+  const referenceBuffer = cachedReference(config.banIndexDir);
   const pool = createMatchPool({ indexBuffers: loaded.buffers, referenceBuffer }, { threads: config.workers });
   // One task per thread before answering ready, so that the first requests do not pay the workers' start.
   await Promise.all(Array.from({ length: config.workers }, () => pool.run({ inputs: [] })));

@@ -1,10 +1,13 @@
 // `npm run ban -- import SOURCE...`: builds the street index under BAN_INDEX_DIR (data/ban/ by default) from BAN
-// files. SOURCE is a département code ("75", "2A", "971", fetched from BAN_SOURCE: a directory or a URL base) or a
-// path to an `adresses-XX.csv.gz`. A progress bar is drawn on a terminal; elsewhere one line per file.
+// files, one index per département. SOURCE is a département code ("75", "2A", "971") or `france` (the whole-country
+// file), fetched from BAN_SOURCE (a directory or a URL base), or a path to any BAN CSV (`adresses-XX.csv.gz`,
+// `adresses-france.csv.gz`, an extract spanning several départements). A progress bar is drawn on a terminal;
+// elsewhere one line per département written.
 import { loadConfig } from "../config.ts";
 import { importBan, type ImportProgress } from "../address/index/import.ts";
 
-const USAGE = "Usage: npm run ban -- import SOURCE...   (SOURCE: a département code such as 75, or a path to adresses-XX.csv.gz)";
+const USAGE =
+  "Usage: npm run ban -- import SOURCE...   (SOURCE: a département code such as 75, france for the whole country, or a path to a BAN CSV such as adresses-XX.csv.gz)";
 
 function bar(p: ImportProgress): string {
   const width = 30;
@@ -25,15 +28,17 @@ async function main(argv: string[]): Promise<number> {
   let failed = 0;
   for (const source of sources) {
     try {
-      const result = await importBan(source, {
+      const results = await importBan(source, {
         banSource: config.banSource,
         indexDir: config.banIndexDir,
         onProgress: tty ? (p) => process.stderr.write(bar(p)) : undefined,
       });
       if (tty) process.stderr.write("\n");
-      process.stdout.write(
-        `imported ${result.departement}: ${result.rows} addresses, ${(result.bytes / 1e6).toFixed(1)} MB index at ${result.path} in ${(result.ms / 1000).toFixed(1)} s\n`,
-      );
+      for (const result of results) {
+        process.stdout.write(
+          `imported ${result.departement}: ${result.rows} addresses, ${(result.bytes / 1e6).toFixed(1)} MB index at ${result.path} in ${(result.ms / 1000).toFixed(1)} s\n`,
+        );
+      }
     } catch (err) {
       if (tty) process.stderr.write("\n");
       process.stderr.write(`Cannot import ${source}: ${(err as Error).message}\n`);

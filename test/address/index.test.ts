@@ -68,14 +68,14 @@ test("importBan() reads a local file and a URL base (with a redirect), streaming
   const file = path.join(dir, "adresses-99.csv.gz");
   writeFileSync(file, gzipSync([HEADER, ...ROWS.map(csvLine)].join("\n") + "\n"));
   const progress: number[] = [];
-  const local = await importBan(file, { banSource: "/nowhere", indexDir: path.join(dir, "a"), onProgress: (p) => progress.push(p.rows) });
-  assert.equal(local.departement, "99");
-  assert.equal(local.rows, 5);
+  const [local] = await importBan(file, { banSource: "/nowhere", indexDir: path.join(dir, "a"), onProgress: (p) => progress.push(p.rows) });
+  assert.equal(local!.departement, "99");
+  assert.equal(local!.rows, 5);
   assert.ok(progress.length > 0);
-  assert.equal(new BanIndex(readIndexFile(local.path)).header.addressCount, 5);
+  assert.equal(new BanIndex(readIndexFile(local!.path)).header.addressCount, 5);
 
-  const fromDir = await importBan("99", { banSource: dir, indexDir: path.join(dir, "b") });
-  assert.equal(fromDir.rows, 5);
+  const [fromDir] = await importBan("99", { banSource: dir, indexDir: path.join(dir, "b") });
+  assert.equal(fromDir!.rows, 5);
 
   const server = createServer((req, res) => {
     if (req.url === "/latest/adresses-99.csv.gz") {
@@ -88,8 +88,8 @@ test("importBan() reads a local file and a URL base (with a redirect), streaming
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   t.after(() => server.close());
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const remote = await importBan("99", { banSource: `${base}/latest`, indexDir: path.join(dir, "c") });
-  assert.equal(remote.rows, 5);
+  const [remote] = await importBan("99", { banSource: `${base}/latest`, indexDir: path.join(dir, "c") });
+  assert.equal(remote!.rows, 5);
   assert.ok(existsSync(path.join(dir, "c", "ban-99.idx")));
   await assert.rejects(importBan("98", { banSource: `${base}/latest`, indexDir: path.join(dir, "d") }), /answered 404/);
 });

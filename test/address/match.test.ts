@@ -6,6 +6,7 @@ import { BanIndex } from "../../src/address/index/ban_index.ts";
 import { IndexBuilder, type BanRow } from "../../src/address/index/builder.ts";
 import { AddressMatcher } from "../../src/address/match.ts";
 import { compileReference } from "../../src/address/reference/compile.ts";
+import { packReference } from "../../src/address/reference/pack_reference.ts";
 import { Reference } from "../../src/address/reference/reference.ts";
 import type { AddressInput } from "../../src/address/types.ts";
 
@@ -28,7 +29,7 @@ describe("AddressMatcher over real communes", () => {
   before(() => {
     const chemille = { codeInsee: "49092", codePostal: "49750", acheminement: "CHEMILLE-EN-ANJOU" };
     const bordeaux = { codeInsee: "33063", codePostal: "33000", acheminement: "BORDEAUX" };
-    reference = new Reference(compileReference());
+    reference = new Reference(packReference(compileReference()));
     matcher = new AddressMatcher({
       reference,
       indexes: [

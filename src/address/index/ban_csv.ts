@@ -40,33 +40,42 @@ export async function* readBanCsv(source: string | Readable, options: ReadBanOpt
     let n = 0;
     raw.on("data", (chunk: Buffer) => { n += chunk.length; onBytes(n); });
   }
-  const lines = createInterface({ input: raw.pipe(createGunzip()), crlfDelay: Infinity });
+  const gunzip = raw.pipe(createGunzip());
+  const lines = createInterface({ input: gunzip, crlfDelay: Infinity });
   type Columns = Record<(typeof REQUIRED)[number], number>;
   let idx: Columns | undefined;
-  for await (const line of lines) {
-    if (line === "") continue;
-    const f = splitLine(line);
-    if (idx === undefined) {
-      const cols = f.map((c) => c.trim().replace(/^\uFEFF/, ""));
-      const missing = REQUIRED.filter((c) => !cols.includes(c));
-      if (missing.length > 0) throw new TypeError(`Cannot read BAN file: missing columns ${missing.join(", ")}`);
-      idx = Object.fromEntries(REQUIRED.map((c) => [c, cols.indexOf(c)])) as Columns;
-      continue;
+  // try/finally: a consumer that stops early (an abort, an unsorted file read again) must not leave the file open or
+  // the download running.
+  try {
+    for await (const line of lines) {
+      if (line === "") continue;
+      const f = splitLine(line);
+      if (idx === undefined) {
+        const cols = f.map((c) => c.trim().replace(/^\uFEFF/, ""));
+        const missing = REQUIRED.filter((c) => !cols.includes(c));
+        if (missing.length > 0) throw new TypeError(`Cannot read BAN file: missing columns ${missing.join(", ")}`);
+        idx = Object.fromEntries(REQUIRED.map((c) => [c, cols.indexOf(c)])) as Columns;
+        continue;
+      }
+      const numero = Number(f[idx.numero]);
+      const lat = Number(f[idx.lat]);
+      const lon = Number(f[idx.lon]);
+      if (!Number.isFinite(numero) || f[idx.nom_voie] === "" || f[idx.code_insee] === "") continue;
+      yield {
+        numero,
+        rep: f[idx.rep] ?? "",
+        nomVoie: f[idx.nom_voie]!,
+        nomAfnor: f[idx.nom_afnor] ?? "",
+        codePostal: f[idx.code_postal]!,
+        codeInsee: f[idx.code_insee]!,
+        acheminement: f[idx.libelle_acheminement] ?? "",
+        lat: Number.isFinite(lat) ? lat : 0,
+        lon: Number.isFinite(lon) ? lon : 0,
+      };
     }
-    const numero = Number(f[idx.numero]);
-    const lat = Number(f[idx.lat]);
-    const lon = Number(f[idx.lon]);
-    if (!Number.isFinite(numero) || f[idx.nom_voie] === "" || f[idx.code_insee] === "") continue;
-    yield {
-      numero,
-      rep: f[idx.rep] ?? "",
-      nomVoie: f[idx.nom_voie]!,
-      nomAfnor: f[idx.nom_afnor] ?? "",
-      codePostal: f[idx.code_postal]!,
-      codeInsee: f[idx.code_insee]!,
-      acheminement: f[idx.libelle_acheminement] ?? "",
-      lat: Number.isFinite(lat) ? lat : 0,
-      lon: Number.isFinite(lon) ? lon : 0,
-    };
+  } finally {
+    lines.close();
+    gunzip.destroy();
+    raw.destroy();
   }
 }

@@ -1,19 +1,23 @@
-// Imports one BAN département file into data/ban/ (or any index directory): a local `adresses-XX.csv.gz`, or a
-// département code looked up in BAN_SOURCE, a directory or a URL base (the official download by default).
-import { mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+// Imports a BAN file into data/ban/ (or any index directory), one index per département found in it: a local file
+// (`adresses-XX.csv.gz`, the whole-country `adresses-france.csv.gz` or any BAN CSV), or a département code or
+// `france` looked up in BAN_SOURCE, a directory or a URL base (the official download by default).
+import { renameSync, rmSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { Readable } from "node:stream";
 import { Agent, interceptors, request } from "undici";
 import { readBanCsv } from "./ban_csv.ts";
-import { IndexBuilder } from "./builder.ts";
-import { indexFileName } from "./format.ts";
+import { splitByDepartement, UnsortedSourceError, type SplitIndex } from "./split_departements.ts";
 
 export interface ImportProgress {
+  /** Département being read ("" before the first row). */
   departement: string;
   /** Compressed bytes read so far and the total when known (0 when not). */
   bytes: number;
   totalBytes: number;
+  /** Rows read so far, all départements together. */
   rows: number;
+  /** Département builders in memory (1 on a file sorted by département, as BAN exports are). */
+  builders: number;
 }
 
 export interface ImportOptions {
@@ -33,6 +37,8 @@ export interface ImportResult {
 }
 
 const CODE = /^(?:\d{2}|2[AB]|97\d)$/i;
+/** Source code of the whole-country file. */
+const FRANCE = "france";
 
 /** True when a source argument is a département code ("75", "2A", "971") rather than a path. */
 export function isDepartementCode(source: string): boolean {
@@ -46,12 +52,29 @@ export function departementOfFile(path: string): string {
   return m[1]!.toUpperCase();
 }
 
-async function open(source: string, options: ImportOptions): Promise<{ stream: Readable | string; departement: string; total: number }> {
-  if (!isDepartementCode(source)) {
-    return { stream: source, departement: departementOfFile(source), total: statSync(source).size };
+interface OpenedSource {
+  stream: Readable | string;
+  /** File name, for messages. */
+  name: string;
+  /** Départements the source stands for ("75" for adresses-75): indexed, if empty, even when no row names them. */
+  expected: string[];
+  total: number;
+}
+
+async function open(source: string, options: ImportOptions): Promise<OpenedSource> {
+  const isFrance = source.toLowerCase() === FRANCE;
+  if (!isFrance && !isDepartementCode(source)) {
+    let expected: string[] = [];
+    try {
+      expected = [departementOfFile(source)];
+    } catch {
+      // Any other name (adresses-france.csv.gz, an extract): the rows alone tell the départements.
+    }
+    return { stream: source, name: basename(source), expected, total: statSync(source).size };
   }
-  const departement = source.toUpperCase();
-  const file = `adresses-${departement}.csv.gz`;
+  const code = isFrance ? FRANCE : source.toUpperCase();
+  const file = `adresses-${code}.csv.gz`;
+  const expected = isFrance ? [] : [code];
   if (/^https?:\/\//i.test(options.banSource)) {
     const url = `${options.banSource.replace(/\/+$/, "")}/${file}`;
     // The official site redirects "latest" to a dated directory.
@@ -62,32 +85,46 @@ async function open(source: string, options: ImportOptions): Promise<{ stream: R
       throw new Error(`Cannot download BAN file: ${url} answered ${res.statusCode}`);
     }
     const total = Number(res.headers["content-length"] ?? 0);
-    return { stream: res.body as unknown as Readable, departement, total: Number.isFinite(total) ? total : 0 };
+    return { stream: res.body as unknown as Readable, name: file, expected, total: Number.isFinite(total) ? total : 0 };
   }
   const path = join(options.banSource, file);
-  return { stream: path, departement, total: statSync(path).size };
+  return { stream: path, name: file, expected, total: statSync(path).size };
 }
 
-/** Streams one source into `<indexDir>/ban-XX.idx` (written under a temporary name, then renamed). */
-export async function importBan(source: string, options: ImportOptions): Promise<ImportResult> {
-  const started = performance.now();
-  const { stream, departement, total } = await open(source, options);
-  const builder = new IndexBuilder(departement);
+async function importPass(source: string, options: ImportOptions, grouped: boolean): Promise<SplitIndex[]> {
+  const { stream, name, expected, total } = await open(source, options);
   let bytes = 0;
-  const report = () => options.onProgress?.({ departement, bytes, totalBytes: total, rows: builder.rows });
-  for await (const row of readBanCsv(stream, { onBytes: (n) => { bytes = n; } })) {
-    builder.add(row);
-    if ((builder.rows & 0x3fff) === 0) {
-      options.signal?.throwIfAborted();
-      report();
-    }
+  const rows = readBanCsv(stream, { onBytes: (n) => { bytes = n; } });
+  const written = await splitByDepartement(rows, {
+    indexDir: options.indexDir,
+    grouped,
+    expected,
+    signal: options.signal,
+    onProgress: options.onProgress && ((p) => options.onProgress!({ ...p, bytes, totalBytes: total })),
+  });
+  if (written.length === 0) throw new TypeError(`Cannot import BAN file: no address rows in ${name}`);
+  return written;
+}
+
+/**
+ * Streams one source into `<indexDir>/ban-XX.idx`, one file per département its rows name, in code order. Files are
+ * written under temporary names and renamed only once the whole source has been read, so that an interrupted or
+ * failed import never leaves a partial index behind. A source not sorted by département is read a second time
+ * (downloaded again for a URL) keeping one builder per département; official BAN exports are sorted and read once.
+ */
+export async function importBan(source: string, options: ImportOptions): Promise<ImportResult[]> {
+  let written: SplitIndex[];
+  try {
+    written = await importPass(source, options, false);
+  } catch (err) {
+    if (!(err instanceof UnsortedSourceError)) throw err;
+    written = await importPass(source, options, true);
   }
-  report();
-  const data = builder.finish();
-  mkdirSync(options.indexDir, { recursive: true });
-  const path = join(options.indexDir, indexFileName(departement));
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, data);
-  renameSync(tmp, path);
-  return { departement, path, rows: builder.rows, bytes: data.length, ms: Math.round(performance.now() - started) };
+  try {
+    for (const w of written) renameSync(w.tmpPath, w.path);
+  } catch (err) {
+    for (const w of written) rmSync(w.tmpPath, { force: true });
+    throw err;
+  }
+  return written.map(({ departement, path, rows, bytes, ms }) => ({ departement, path, rows, bytes, ms }));
 }

@@ -1,10 +1,14 @@
-// Nationwide postcode and commune lookups built from the compiled tables (compile.ts): which communes a postcode
-// serves, which communes a city name designates (current names, arrondissements, delivery names, former communes),
-// and the delivery name to print.
+// Nationwide postcode and commune lookups over the packed reference (pack_reference.ts, layout in
+// reference_format.ts): which communes a postcode serves, which communes a city name designates (current names,
+// arrondissements, delivery names, former communes), and the delivery name to print. Every lookup reads the shared
+// typed arrays in place: a worker thread holds views, not a copy (it used to build about 44 MB of Maps).
+import { boundedDistance, maxEdits, stringDistance } from "../match/edit_distance.ts";
 import { foldAccents } from "../normalize/fold_accents.ts";
 import { cityKey } from "../normalize/match_key.ts";
-import { maxEdits, stringDistance } from "../match/edit_distance.ts";
-import type { ReferenceTables } from "./compile.ts";
+import {
+  CITY_KINDS, codeNumber, codeText, hashKey, REFERENCE_MAGIC, REFERENCE_SECTIONS, REFERENCE_VERSION, sortedIndexOf,
+  type RefSectionName, type ReferenceHeader,
+} from "./reference_format.ts";
 
 export interface PostcodePair {
   insee: string;
@@ -34,91 +38,136 @@ function titleCase(upper: string): string {
     .join(" ");
 }
 
-export class Reference {
-  readonly #byPostcode = new Map<string, PostcodePair[]>();
-  readonly #postcodesOf = new Map<string, string[]>();
-  readonly #name = new Map<string, string>();
-  readonly #parent = new Map<string, string>();
-  readonly #children = new Map<string, string[]>();
-  // City key → its matches, best kind first (plain arrays: 100k keys, built in every worker thread at start).
-  readonly #cities = new Map<string, CityMatch[]>();
-  #cityKeys: string[] | undefined;
+type Views = { [K in RefSectionName]: (typeof REFERENCE_SECTIONS)[K] extends "u8" ? Uint8Array : (typeof REFERENCE_SECTIONS)[K] extends "i32" ? Int32Array : Uint32Array };
 
-  constructor(tables: ReferenceTables) {
-    for (const line of tables.communes.split("\n")) {
-      const [code, name, parent] = line.split("|") as [string, string, string];
-      this.#name.set(code, name);
-      if (parent) {
-        this.#parent.set(code, parent);
-        const list = this.#children.get(parent) ?? [];
-        list.push(code);
-        this.#children.set(parent, list);
-      }
+export class Reference {
+  readonly #v: Views;
+  /** The whole buffer as a Buffer (no copy): strings are decoded straight out of it. */
+  readonly #bytes: Buffer;
+  readonly #hashMask: number;
+
+  /** Views over a buffer made by packReference(); nothing is copied. */
+  constructor(buffer: SharedArrayBuffer | ArrayBuffer) {
+    const bytes = Buffer.from(buffer);
+    if (bytes.length < 12 || bytes.toString("latin1", 0, 8) !== REFERENCE_MAGIC) {
+      throw new TypeError("Cannot read address reference: not a packed reference");
     }
-    for (const line of tables.communes.split("\n")) {
-      const [code, , , key] = line.split("|") as [string, string, string, string];
-      for (const c of this.expand(code)) this.#addCity(key, "name", c);
+    const headerLength = bytes.readUInt32LE(8);
+    const header = JSON.parse(bytes.toString("utf8", 12, 12 + headerLength)) as ReferenceHeader;
+    if (header.version !== REFERENCE_VERSION) {
+      throw new TypeError(`Cannot read address reference: version ${header.version}, expected ${REFERENCE_VERSION}`);
     }
-    // "Paris 1er", "Paris 01", "Paris 1": cityKey() folds them all to "paris 1".
-    for (const line of tables.pairs.split("\n")) {
-      const [postcode, insee, acheminement, key] = line.split("|") as [string, string, string, string];
-      const pairs = this.#byPostcode.get(postcode) ?? [];
-      pairs.push({ insee, acheminement });
-      this.#byPostcode.set(postcode, pairs);
-      const pcs = this.#postcodesOf.get(insee) ?? [];
-      if (!pcs.includes(postcode)) pcs.push(postcode);
-      this.#postcodesOf.set(insee, pcs);
-      this.#addCity(key, "acheminement", insee);
+    const dataStart = (8 + 4 + headerLength + 7) & ~7;
+    const v = {} as Record<RefSectionName, Uint8Array | Uint32Array | Int32Array>;
+    for (const name of Object.keys(REFERENCE_SECTIONS) as RefSectionName[]) {
+      const { offset, length } = header.sections[name];
+      const type = REFERENCE_SECTIONS[name];
+      const at = dataStart + offset;
+      v[name] = type === "u8" ? new Uint8Array(buffer, at, length) : type === "i32" ? new Int32Array(buffer, at, length) : new Uint32Array(buffer, at, length);
     }
-    for (const line of tables.formers.split("\n")) {
-      const [, , parent, key] = line.split("|") as [string, string, string, string];
-      for (const c of this.expand(parent)) this.#addCity(key, "former", c);
-    }
+    this.#v = v as Views;
+    this.#bytes = Buffer.from(buffer, dataStart + header.sections.blob.offset, header.sections.blob.length);
+    this.#hashMask = this.#v.cityHash.length - 1;
   }
 
-  #addCity(key: string, kind: CityMatchKind, insee: string): void {
-    let matches = this.#cities.get(key);
-    if (matches === undefined) {
-      matches = [];
-      this.#cities.set(key, matches);
+  #commune(insee: string): number {
+    return sortedIndexOf(this.#v.communeCode, codeNumber(insee));
+  }
+
+  #codes(list: Uint32Array, start: number, end: number): string[] {
+    const out: string[] = [];
+    for (let i = start; i < end; i++) out.push(codeText(this.#v.communeCode[list[i]!]!));
+    return out;
+  }
+
+  #nameOf(i: number): string {
+    return this.#bytes.toString("utf8", this.#v.communeNameStart[i]!, this.#v.communeNameStart[i + 1]!);
+  }
+
+  #name(insee: string): string {
+    const i = this.#commune(insee);
+    return i < 0 ? "" : this.#nameOf(i);
+  }
+
+  #parent(insee: string): string | null {
+    const i = this.#commune(insee);
+    const p = i < 0 ? -1 : this.#v.communeParent[i]!;
+    return p < 0 ? null : codeText(this.#v.communeCode[p]!);
+  }
+
+  #pairs(postcode: string): PostcodePair[] {
+    const p = sortedIndexOf(this.#v.postcode, codeNumber(postcode));
+    if (p < 0) return [];
+    const { pairStart, pairCommune, pairAchem, achemStart, communeCode } = this.#v;
+    const out: PostcodePair[] = [];
+    for (let k = pairStart[p]!; k < pairStart[p + 1]!; k++) {
+      const a = pairAchem[k]!;
+      out.push({ insee: codeText(communeCode[pairCommune[k]!]!), acheminement: this.#bytes.toString("utf8", achemStart[a]!, achemStart[a + 1]!) });
     }
-    let match: CityMatch | undefined;
-    for (const m of matches) if (m.kind === kind) match = m;
-    if (match === undefined) {
-      match = { kind, communes: [] };
-      matches.push(match);
-      // Kinds arrive name, acheminement, former (constructor order), so the array stays sorted best first.
-    }
-    if (!match.communes.includes(insee)) match.communes.push(insee);
+    return out;
   }
 
   /** A commune with arrondissements stands for them (BAN addresses carry the arrondissement code). */
   expand(insee: string): string[] {
-    return this.#children.get(insee) ?? [insee];
+    const i = this.#commune(insee);
+    if (i < 0) return [insee];
+    const { childStart, childList } = this.#v;
+    return childStart[i] === childStart[i + 1] ? [insee] : this.#codes(childList, childStart[i]!, childStart[i + 1]!);
   }
 
   /** Every arrondissement of the same city, or the commune alone. */
   siblings(insee: string): string[] {
-    const parent = this.#parent.get(insee);
+    const parent = this.#parent(insee);
     return parent ? this.expand(parent) : [insee];
   }
 
   /** Communes served by a postcode; empty for a postcode that does not exist. */
   communesOfPostcode(postcode: string): string[] {
-    return (this.#byPostcode.get(postcode) ?? []).map((p) => p.insee);
+    const p = sortedIndexOf(this.#v.postcode, codeNumber(postcode));
+    return p < 0 ? [] : this.#codes(this.#v.pairCommune, this.#v.pairStart[p]!, this.#v.pairStart[p + 1]!);
   }
 
   postcodesOf(insee: string): string[] {
-    return this.#postcodesOf.get(insee) ?? [];
+    const i = this.#commune(insee);
+    if (i < 0) return [];
+    const { postcodeOfStart, postcodeOfList } = this.#v;
+    const out: string[] = [];
+    for (let k = postcodeOfStart[i]!; k < postcodeOfStart[i + 1]!; k++) out.push(codeText(postcodeOfList[k]!));
+    return out;
   }
 
   /** Matches of a city name by kind, best kinds first; empty when the name is no commune of France. */
   citiesNamed(city: string): CityMatch[] {
-    return this.#lookupKey(cityKey(city));
+    return this.#matches(this.#findKey(cityKey(city)));
   }
 
-  #lookupKey(key: string): CityMatch[] {
-    return this.#cities.get(key) ?? [];
+  /** Index of a city key, or -1: a probe of the shared hash table, the key compared in place. */
+  #findKey(key: string): number {
+    const { cityHash, cityKeyStart } = this.#v;
+    const bytes = this.#bytes;
+    let slot = hashKey(key) & this.#hashMask;
+    for (;;) {
+      const entry = cityHash[slot]!;
+      if (entry === 0) return -1;
+      const k = entry - 1;
+      const start = cityKeyStart[k]!;
+      if (cityKeyStart[k + 1]! - start === key.length) {
+        let i = 0;
+        while (i < key.length && bytes[start + i] === key.charCodeAt(i)) i++;
+        if (i === key.length) return k;
+      }
+      slot = (slot + 1) & this.#hashMask;
+    }
+  }
+
+  #matches(k: number): CityMatch[] {
+    if (k < 0) return [];
+    const { cityMatchStart, matchKind, matchCommuneStart, matchCommune } = this.#v;
+    const out: CityMatch[] = [];
+    for (let x = cityMatchStart[k]!; x < cityMatchStart[k + 1]!; x++) {
+      out.push({ kind: CITY_KINDS[matchKind[x]!]!, communes: this.#codes(matchCommune, matchCommuneStart[x]!, matchCommuneStart[x + 1]!) });
+    }
+    return out;
   }
 
   /** City names within a few edits of `city`, among `communes` (or nationwide when omitted); a unique one wins. */
@@ -126,27 +175,30 @@ export class Reference {
     const key = cityKey(city);
     const max = Math.min(2, maxEdits(key.length));
     if (max === 0) return null;
-    let candidates: string[];
-    if (communes) {
-      const set = new Set<string>();
-      for (const c of communes) {
-        const name = this.#name.get(c);
-        if (name) set.add(cityKey(name));
-        const parent = this.#parent.get(c);
-        if (parent) set.add(cityKey(this.#name.get(parent) ?? ""));
-        for (const pc of this.postcodesOf(c)) {
-          for (const p of this.#byPostcode.get(pc) ?? []) if (p.insee === c) set.add(cityKey(p.acheminement));
-        }
+    const best = communes ? this.#closestAmong(key, max, communes) : this.#closestAnywhere(key, max);
+    if (best < 0) return null;
+    const matches = this.#matches(best);
+    if (matches.length === 0) return null;
+    const all = new Set(matches.flatMap((m) => m.communes));
+    return { kind: matches[0]!.kind, communes: communes ? [...all].filter((c) => communes.includes(c)) : [...all] };
+  }
+
+  /** The unique closest key among the names of `communes` (their own, their city's, their delivery names), or -1. */
+  #closestAmong(key: string, max: number, communes: readonly string[]): number {
+    const set = new Set<string>();
+    for (const c of communes) {
+      const name = this.#name(c);
+      if (name) set.add(cityKey(name));
+      const parent = this.#parent(c);
+      if (parent) set.add(cityKey(this.#name(parent)));
+      for (const pc of this.postcodesOf(c)) {
+        for (const p of this.#pairs(pc)) if (p.insee === c) set.add(cityKey(p.acheminement));
       }
-      candidates = [...set];
-    } else {
-      this.#cityKeys ??= [...this.#cities.keys()];
-      candidates = this.#cityKeys;
     }
     let best: string | null = null;
     let bestD = max + 1;
     let tie = false;
-    for (const cand of candidates) {
+    for (const cand of set) {
       if (Math.abs(cand.length - key.length) > max) continue;
       const d = stringDistance(key, cand, max);
       if (d < bestD) {
@@ -155,22 +207,43 @@ export class Reference {
         tie = false;
       } else if (d === bestD && d <= max) tie = true;
     }
-    if (best === null || tie) return null;
-    const matches = this.#lookupKey(best);
-    if (matches.length === 0) return null;
-    const all = new Set(matches.flatMap((m) => m.communes));
-    return { kind: matches[0]!.kind, communes: communes ? [...all].filter((c) => communes.includes(c)) : [...all] };
+    return best === null || tie ? -1 : this.#findKey(best);
+  }
+
+  /** The unique closest of every city key of France, or -1: a scan of the shared key bytes, no string created. */
+  #closestAnywhere(key: string, max: number): number {
+    const query = Buffer.from(key, "latin1");
+    const starts = this.#v.cityKeyStart;
+    const range = { aStart: 0, aEnd: query.length, bStart: 0, bEnd: 0, max };
+    let best = -1;
+    let bestD = max + 1;
+    let tie = false;
+    for (let k = 0; k + 1 < starts.length; k++) {
+      const start = starts[k]!;
+      const end = starts[k + 1]!;
+      if (Math.abs(end - start - query.length) > max) continue;
+      range.bStart = start;
+      range.bEnd = end;
+      const d = boundedDistance(query, this.#bytes, range);
+      if (d < bestD) {
+        best = k;
+        bestD = d;
+        tie = false;
+      } else if (d === bestD && d <= max) tie = true;
+    }
+    return tie ? -1 : best;
   }
 
   /** Delivery name in display case: "PARIS" → "Paris", "PARIS 16" → "Paris 16", "L ABERGEMENT CLEMENCIAT" →
    *  "L'Abergement-Clémenciat" (the commune's own spelling whenever the delivery name is that name in capitals). */
   deliveryName(postcode: string, insee: string): string {
-    const pair = (this.#byPostcode.get(postcode) ?? []).find((p) => p.insee === insee) ?? this.#byPostcode.get(postcode)?.[0];
-    const name = this.#name.get(insee) ?? "";
+    const pairs = this.#pairs(postcode);
+    const pair = pairs.find((p) => p.insee === insee) ?? pairs[0];
+    const name = this.#name(insee);
     if (!pair) return name;
     const achem = upperKey(pair.acheminement);
-    const parent = this.#parent.get(insee);
-    for (const candidate of [name, parent ? this.#name.get(parent) ?? "" : ""]) {
+    const parent = this.#parent(insee);
+    for (const candidate of [name, parent ? this.#name(parent) : ""]) {
       if (!candidate) continue;
       const up = upperKey(candidate);
       if (up === achem) return candidate;
