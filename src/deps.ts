@@ -1,7 +1,6 @@
 // Builds the services once from the configuration: database, plans, keys, limits, engines, job queue. Tests build
 // their own Services with the same pieces (and fakes at the network boundary where they must).
 import type { Config } from "./config.ts";
-import type { Logger } from "./log.ts";
 import { loadPlans } from "./accounts/plans.ts";
 import { createKeyCache } from "./auth/key_cache.ts";
 import { createMemoryRateLimiter } from "./limits/memory_rate_limiter.ts";
@@ -10,7 +9,7 @@ import { QuotaLedger } from "./limits/quota.ts";
 import { createExclusiveQuotaSettler } from "./limits/exclusive_quota_settler.ts";
 import { createSharedQuotaSettler } from "./limits/shared_quota_settler.ts";
 import { openDatabase, type Database } from "./store/db.ts";
-import type { AddressVerifier, EmailVerifier, JobQueue, Services } from "./services.ts";
+import type { Services } from "./services.ts";
 
 export interface CoreServices {
   db: Database;
@@ -33,12 +32,4 @@ export async function buildCore(config: Config, options: { schema?: string } = {
     rate: db.kind === "embedded" ? createMemoryRateLimiter() : createPostgresRateLimiter(db.sql),
     quota: new QuotaLedger(db.sql, db.kind === "embedded" ? createExclusiveQuotaSettler(db.sql) : createSharedQuotaSettler(db.sql)),
   };
-}
-
-export function assembleServices(
-  config: Config,
-  log: Logger,
-  parts: CoreServices & { email: EmailVerifier; address: AddressVerifier; jobs: JobQueue },
-): Services {
-  return { config, log, ...parts };
 }

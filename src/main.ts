@@ -2,7 +2,7 @@
 // embedded database by default or on a shared PostgreSQL (DATABASE_URL).
 import { loadConfig } from "./config.ts";
 import { createLogger } from "./log.ts";
-import { buildCore, assembleServices } from "./deps.ts";
+import { buildCore } from "./deps.ts";
 import { createApp } from "./http/app.ts";
 import { serve, type RunningServer } from "./http/serve.ts";
 import { createEmailEngine } from "./email/engine.ts";
@@ -10,7 +10,7 @@ import { createAddressService, type AddressService } from "./address/service.ts"
 import { createJobQueue } from "./jobs/job_queue.ts";
 import { startJobRunner, type JobRunner } from "./jobs/runner.ts";
 import { startSweeper, type Sweeper } from "./jobs/sweeper.ts";
-import type { AddressVerifier } from "./services.ts";
+import type { AddressVerifier, Services } from "./services.ts";
 
 const log = createLogger();
 
@@ -25,6 +25,9 @@ async function main(): Promise<void> {
   let server: RunningServer | undefined;
   let runner: JobRunner | undefined;
   let sweeper: Sweeper | undefined;
+  if (!working && core.db.kind === "embedded") {
+    log.warn("nobody works bulk jobs: ROLE=api on the embedded database; use ROLE=all, or DATABASE_URL with worker processes");
+  }
   if (working) {
     // The embedded database has one process: whatever is claimed at start was held by a process that died.
     runner = startJobRunner({ sql: core.db.sql, verifier: email, log, exclusive: core.db.kind === "embedded" });
@@ -32,12 +35,14 @@ async function main(): Promise<void> {
   }
   if (serving) {
     const jobs = createJobQueue(core.db.sql);
-    const services = assembleServices(config, log, {
+    const services: Services = {
       ...core,
+      config,
+      log,
       email,
       address: address as AddressVerifier,
       jobs: { ...jobs, submit: (...args) => jobs.submit(...args).finally(() => runner?.wake()) },
-    });
+    };
     server = await serve(createApp(services), { port: config.port, host: config.host, log });
   }
   log.info("started", { role: config.role, port: server?.port, database: core.db.kind, workers: config.workers });

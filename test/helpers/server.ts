@@ -2,7 +2,7 @@
 import type { TestContext } from "node:test";
 import { loadConfig, type Config } from "../../src/config.ts";
 import { silentLogger, type Logger } from "../../src/log.ts";
-import { buildCore, assembleServices, type CoreServices } from "../../src/deps.ts";
+import { buildCore, type CoreServices } from "../../src/deps.ts";
 import { createApp } from "../../src/http/app.ts";
 import { serve } from "../../src/http/serve.ts";
 import { createKey, type Endpoint } from "../../src/auth/key_store.ts";
@@ -40,12 +40,14 @@ export async function startTestServer(t: TestContext, options: StartOptions = {}
   const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", STATE_DIR: db.stateDir, ...(db.databaseUrl ? { DATABASE_URL: db.databaseUrl } : {}), ...options.env });
   const core = await buildCore(config, { schema: db.schema });
   const engines = options.engines ? await options.engines(core, config) : {};
-  const services = assembleServices(config, options.log ?? silentLogger, {
+  const services: Services = {
     ...core,
+    config,
+    log: options.log ?? silentLogger,
     email: engines.email ?? options.email ?? (missing("email engine") as EmailVerifier),
     address: engines.address ?? options.address ?? (missing("address engine") as AddressVerifier),
     jobs: engines.jobs ?? options.jobs ?? createJobQueue(core.db.sql),
-  });
+  };
   const server = await serve(createApp(services), { port: 0, host: "127.0.0.1", log: silentLogger });
   // PUBLIC_URL is only known once the port is: problem types and poll URLs use it.
   services.config.publicUrl = server.url;
