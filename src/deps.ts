@@ -1,5 +1,5 @@
-// Builds the services once from the configuration: database, plans, keys, limits, engines, job queue. Tests build
-// their own Services with the same pieces (and fakes at the network boundary where they must).
+// Builds what every process needs before it can authenticate a call: database, plans, keys and limits. main.ts and
+// the tests add the engines and the job queue to make the Services.
 import type { Config } from "./config.ts";
 import { loadPlans } from "./accounts/plans.ts";
 import { createKeyCache } from "./auth/key_cache.ts";
