@@ -24,6 +24,8 @@ export interface ReadJsonOptions {
   oversized: ProblemSlug;
 }
 
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 export async function readJson<S extends v.GenericSchema>(request: Request, schema: S, options: ReadJsonOptions): Promise<v.InferOutput<S>> {
   const { limit, oversized } = options;
   const bytes = await requestBytes(request);
@@ -32,7 +34,7 @@ export async function readJson<S extends v.GenericSchema>(request: Request, sche
   }
   let data: unknown;
   try {
-    data = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    data = JSON.parse(UTF8.decode(bytes));
   } catch (error) {
     throw new HttpError("invalid-request", `Cannot read body: malformed JSON (${(error as Error).message})`);
   }
