@@ -1,6 +1,7 @@
 // Ordinals fold to one form on both sides of a comparison: "1er", "1ère", "premier" → "1e"; "2eme", "IIe",
 // "deuxième" → "2e" (NORMALISATION §5, addok-fr explicit mapping). House-number suffixes are handled in
 // parse/house_number.ts, not here.
+import { withinOneEdit } from "./one_edit.ts";
 
 const WORD_ORDINALS: Readonly<Record<string, string>> = nullProto({
   premier: "1e", premiere: "1e", deuxieme: "2e", troisieme: "3e", quatrieme: "4e", cinquieme: "5e",
@@ -29,22 +30,13 @@ export function foldOrdinalWord(word: string): string {
 function misspeltOrdinal(word: string): string | undefined {
   let found: string | undefined;
   for (const [spelled, folded] of Object.entries(WORD_ORDINALS)) {
-    if (Math.abs(spelled.length - word.length) > 1 || !closeEnough(word, spelled)) continue;
+    if (Math.abs(spelled.length - word.length) > 1 || !withinOneEdit(word, spelled)) continue;
     if (found !== undefined && found !== folded) return undefined;
     found = folded;
   }
   return found;
 }
 
-/** At most one substitution, insertion, deletion or transposition apart. */
-function closeEnough(a: string, b: string): boolean {
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  const ra = a.slice(i);
-  const rb = b.slice(i);
-  if (ra.slice(1) === rb.slice(1) || ra.slice(1) === rb || ra === rb.slice(1)) return true;
-  return ra.length >= 2 && ra[0] === rb[1] && ra[1] === rb[0] && ra.slice(2) === rb.slice(2);
-}
 
 // Lookup tables keyed by user words: no prototype, so that "constructor" is no abbreviation of anything.
 function nullProto<T>(entries: Record<string, T>): Record<string, T> {

@@ -2,6 +2,7 @@
 // regexes, addok-fr synonyms, BAN first-word table, libpostal street_types). The type is what lets the parser decide
 // that the token before it is a house number, and what the matcher compares apart from the street's name.
 import { foldAccents } from "./fold_accents.ts";
+import { withinOneEdit } from "./one_edit.ts";
 
 // Full type (match-key form) → abbreviations. Ambiguous short forms are left out on purpose: "ter" (suffix TER, not
 // terrasse), "cr" (cour or chemin rural), "gal" (galerie or général: the title wins, see expand_abbrev.ts).
@@ -123,7 +124,7 @@ export function guessStreetType(word: string): string | null {
   let found: string | null = null;
   for (const t of FULL_TYPES) {
     if (Math.abs(t.length - word.length) > 1) continue;
-    if (osa1(word, t)) {
+    if (withinOneEdit(word, t)) {
       if (found !== null && found !== t) return null;
       found = t;
     }
@@ -131,13 +132,3 @@ export function guessStreetType(word: string): string | null {
   return found;
 }
 
-/** True when a and b are at most one edit (or one transposition) apart. */
-function osa1(a: string, b: string): boolean {
-  if (a === b) return true;
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  const ra = a.slice(i);
-  const rb = b.slice(i);
-  if (ra.slice(1) === rb.slice(1) || ra.slice(1) === rb || ra === rb.slice(1)) return true;
-  return ra.length >= 2 && ra[0] === rb[1] && ra[1] === rb[0] && ra.slice(2) === rb.slice(2);
-}
