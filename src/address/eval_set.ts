@@ -78,6 +78,14 @@ export function buildEvalSet(index: BanIndex, options: EvalSetOptions = {}): Eva
     return rep === "" ? String(ad.adNumber[row]) : `${ad.adNumber[row]} ${rep}`;
   };
   const pc = (row: number) => header.postcodes[ad.adPostcode[row]!]!;
+  // Draws rows until `make` accepts one (null: try another), for the categories that need a particular street.
+  const draw = (make: (drawn: { street: number; row: number; name: string }) => EvalCase | null): EvalCase => {
+    for (;;) {
+      const { street, row } = randomRow();
+      const c = make({ street, row, name: index.streetName(street) });
+      if (c !== null) return c;
+    }
+  };
   const out: EvalCase[] = [];
 
   for (let i = 0; i < perCategory; i++) {
@@ -87,53 +95,47 @@ export function buildEvalSet(index: BanIndex, options: EvalSetOptions = {}): Eva
   }
   for (let i = 0; i < perCategory; i++) {
     // One slip in the name (not in the type word): substitution, deletion, insertion or transposition.
-    let c: EvalCase | null = null;
-    while (c === null) {
-      const { street, row } = randomRow();
-      const name = index.streetName(street);
-      const space = name.indexOf(" ");
-      const body = name.slice(space + 1);
-      if (body.replace(/[^A-Za-z]/g, "").length < 6) continue;
-      let pos = space + 1 + pick(body.length);
-      while (!/[a-z]/.test(name[pos]!)) pos = space + 1 + pick(body.length);
-      const kind = pick(4);
-      const letter = LETTERS[pick(26)]!;
-      let typo: string;
-      if (kind === 0) typo = name.slice(0, pos) + (letter === name[pos] ? "x" : letter) + name.slice(pos + 1);
-      else if (kind === 1) typo = name.slice(0, pos) + name.slice(pos + 1);
-      else if (kind === 2) typo = name.slice(0, pos) + letter + name.slice(pos);
-      else typo = /[a-z]/.test(name[pos + 1] ?? "") && name[pos + 1] !== name[pos] ? name.slice(0, pos) + name[pos + 1] + name[pos] + name.slice(pos + 2) : name.slice(0, pos) + name.slice(pos + 1);
-      // A slip inside an article ("Rue d la Reynie") changes nothing once normalised: that is no typo to correct.
-      if (streetKey(typo).key === streetKey(name).key) continue;
-      c = { category: "typo", input: { line: `${numberText(row)} ${typo}, ${pc(row)} ${city}` }, verdict: "corrected", reason: "street_corrected", street: name, postcode: pc(row) };
-    }
-    out.push(c);
+    out.push(
+      draw(({ row, name }) => {
+        const space = name.indexOf(" ");
+        const body = name.slice(space + 1);
+        if (body.replace(/[^A-Za-z]/g, "").length < 6) return null;
+        let pos = space + 1 + pick(body.length);
+        while (!/[a-z]/.test(name[pos]!)) pos = space + 1 + pick(body.length);
+        const kind = pick(4);
+        const letter = LETTERS[pick(26)]!;
+        let typo: string;
+        if (kind === 0) typo = name.slice(0, pos) + (letter === name[pos] ? "x" : letter) + name.slice(pos + 1);
+        else if (kind === 1) typo = name.slice(0, pos) + name.slice(pos + 1);
+        else if (kind === 2) typo = name.slice(0, pos) + letter + name.slice(pos);
+        else typo = /[a-z]/.test(name[pos + 1] ?? "") && name[pos + 1] !== name[pos] ? name.slice(0, pos) + name[pos + 1] + name[pos] + name.slice(pos + 2) : name.slice(0, pos) + name.slice(pos + 1);
+        // A slip inside an article ("Rue d la Reynie") changes nothing once normalised: that is no typo to correct.
+        if (streetKey(typo).key === streetKey(name).key) return null;
+        return { category: "typo", input: { line: `${numberText(row)} ${typo}, ${pc(row)} ${city}` }, verdict: "corrected", reason: "street_corrected", street: name, postcode: pc(row) };
+      }),
+    );
   }
   for (let i = 0; i < perCategory; i++) {
-    let c: EvalCase | null = null;
-    while (c === null) {
-      const { street, row } = randomRow();
-      const name = index.streetName(street);
-      let short = name;
-      for (const [re, to] of ABBREVIATIONS) short = short.replace(re, to);
-      if (short === name) continue;
-      c = { category: "abbreviation", input: { line: `${numberText(row)} ${short.toLowerCase()} ${pc(row)} ${city.toUpperCase()}` }, verdict: "deliverable", reason: null, street: name, postcode: pc(row) };
-    }
-    out.push(c);
+    out.push(
+      draw(({ row, name }) => {
+        let short = name;
+        for (const [re, to] of ABBREVIATIONS) short = short.replace(re, to);
+        if (short === name) return null;
+        return { category: "abbreviation", input: { line: `${numberText(row)} ${short.toLowerCase()} ${pc(row)} ${city.toUpperCase()}` }, verdict: "deliverable", reason: null, street: name, postcode: pc(row) };
+      }),
+    );
   }
   for (let i = 0; i < perCategory; i++) {
-    let c: EvalCase | null = null;
-    while (c === null) {
-      const { street, row } = randomRow();
-      const name = index.streetName(street);
-      const wrong = postcodes[pick(postcodes.length)]!;
-      // The street must not exist under the wrong arrondissement, or the input would be right there.
-      const ids: number[] = [];
-      index.byKey(index.blob.subarray(st.stKeyOff[street]!, st.stKeyOff[street]! + st.stKeyLen[street]!), ids);
-      if (wrong === pc(row) || wrong === "75116" || pc(row) === "75116" || ids.some((s) => index.streetPostcodes(s).has(wrong))) continue;
-      c = { category: "wrong_postcode", input: { line: `${numberText(row)} ${name}, ${wrong} ${city}` }, verdict: "corrected", reason: "postcode_corrected", street: name, postcode: pc(row) };
-    }
-    out.push(c);
+    out.push(
+      draw(({ street, row, name }) => {
+        const wrong = postcodes[pick(postcodes.length)]!;
+        // The street must not exist under the wrong arrondissement, or the input would be right there.
+        const ids: number[] = [];
+        index.byKey(index.blob.subarray(st.stKeyOff[street]!, st.stKeyOff[street]! + st.stKeyLen[street]!), ids);
+        if (wrong === pc(row) || wrong === "75116" || pc(row) === "75116" || ids.some((s) => index.streetPostcodes(s).has(wrong))) return null;
+        return { category: "wrong_postcode", input: { line: `${numberText(row)} ${name}, ${wrong} ${city}` }, verdict: "corrected", reason: "postcode_corrected", street: name, postcode: pc(row) };
+      }),
+    );
   }
   for (let i = 0; i < perCategory; i++) {
     const { street, row } = randomRow();
