@@ -3,7 +3,7 @@
 // the real Paris BAN file. Baseline from the same run: an exact-key lookup (normalisation only, no typo tolerance, no
 // postcode correction), to read what the fuzzy matcher adds.
 //   npx tsx bench/address_accuracy.ts        (env: ACCURACY_SEED=42, ACCURACY_PER_CATEGORY=1000)
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { buildEvalSet, type EvalCase, type EvalCategory } from "../src/address/eval_set.ts";
@@ -17,12 +17,9 @@ import { compileReference } from "../src/address/reference/compile.ts";
 import { packReference } from "../src/address/reference/pack_reference.ts";
 import { Reference } from "../src/address/reference/reference.ts";
 import type { AddressVerification } from "../src/address/types.ts";
+import { parisFileOrSkip } from "./lib/paris.ts";
 
-const PARIS = path.resolve("../shared/data/ban/adresses-75.csv.gz");
-if (!existsSync(PARIS)) {
-  console.log(`address_accuracy skipped=1 reason="Paris BAN file absent at ${PARIS}"`);
-  process.exit(0);
-}
+const PARIS = parisFileOrSkip("address_accuracy");
 const seed = Number(process.env.ACCURACY_SEED ?? 42);
 const perCategory = Number(process.env.ACCURACY_PER_CATEGORY ?? 1000);
 

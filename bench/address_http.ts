@@ -1,18 +1,15 @@
 // address_http: POST /v1/address through the whole server (auth, rate limit, validation, quota-free unmetered key,
 // worker pool) on the real Paris index, against the bare node:http baseline from the same run. Also the time from
 // process start to ready with Paris already indexed.
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { formatLoad, load } from "./lib/load.ts";
-import { createKeyViaCli, ROOT, startChild, tempDir } from "./lib/processes.ts";
+import { createKeyViaCli, startChild, tempDir } from "./lib/processes.ts";
+import { parisFileOrSkip } from "./lib/paris.ts";
 import { measureBaseline } from "./lib/baseline.ts";
 
-const PARIS_DIR = resolve(ROOT, "../shared/data/ban");
-if (!existsSync(join(PARIS_DIR, "adresses-75.csv.gz"))) {
-  console.log(`address_http skipped reason=no_paris_file path=${PARIS_DIR}`);
-  process.exit(0);
-}
+const PARIS_DIR = dirname(parisFileOrSkip("address_http"));
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000);
 
 const baseline = await measureBaseline(

@@ -4,7 +4,7 @@
 // Baseline from the same run: the bare exact-key lookup (normalise + one hash probe), the floor of any matcher.
 //   npx tsx bench/address_match.ts           (env: MATCH_PER_CATEGORY=1000, MATCH_ROUNDS=5, WORKERS)
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,6 +21,7 @@ import { packReference } from "../src/address/reference/pack_reference.ts";
 import { Reference } from "../src/address/reference/reference.ts";
 import { createMatchPool } from "../src/address/pool.ts";
 import { createAddressService } from "../src/address/service.ts";
+import { parisFileOrSkip } from "./lib/paris.ts";
 
 const threadsOf = () => Number(process.env.WORKERS ?? availableParallelism());
 
@@ -52,11 +53,7 @@ function poolRssPerThread(indexPath: string): number {
   return Number(child.stdout);
 }
 
-const PARIS = path.resolve("../shared/data/ban/adresses-75.csv.gz");
-if (!existsSync(PARIS)) {
-  console.log(`address_match skipped=1 reason="Paris BAN file absent at ${PARIS}"`);
-  process.exit(0);
-}
+const PARIS = parisFileOrSkip("address_match");
 const perCategory = Number(process.env.MATCH_PER_CATEGORY ?? 1000);
 const rounds = Number(process.env.MATCH_ROUNDS ?? 5);
 const threads = threadsOf();

@@ -4,7 +4,7 @@
 // Baseline from the same run: the Paris index alone (load time, matches per second).
 //   npx tsx bench/address_scale.ts    (env: SCALE_ADDRESSES=26000000, SCALE_COMMUNES=35000, SCALE_QUERIES=20000,
 //                                      WORKERS; SCALE_ADDRESSES=2000000 runs in seconds)
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { seededRandom } from "../src/address/eval_set.ts";
@@ -19,12 +19,9 @@ import { compileReference } from "../src/address/reference/compile.ts";
 import { packReference } from "../src/address/reference/pack_reference.ts";
 import { Reference } from "../src/address/reference/reference.ts";
 import type { AddressInput } from "../src/address/types.ts";
+import { parisFileOrSkip } from "./lib/paris.ts";
 
-const PARIS = path.resolve("../shared/data/ban/adresses-75.csv.gz");
-if (!existsSync(PARIS)) {
-  console.log(`address_scale skipped=1 reason="Paris BAN file absent at ${PARIS}"`);
-  process.exit(0);
-}
+const PARIS = parisFileOrSkip("address_scale");
 const targetAddresses = Number(process.env.SCALE_ADDRESSES ?? 26_000_000);
 const targetCommunes = Number(process.env.SCALE_COMMUNES ?? 35_000);
 const queryCount = Number(process.env.SCALE_QUERIES ?? 20_000);
