@@ -2,43 +2,34 @@
 // boundary (resolver, dialer) injected and shared state (MX cache, catch-all memo, per-MX connection slots) kept
 // for the engine's lifetime.
 import { randomBytes } from "node:crypto";
+import { setMaxListeners } from "node:events";
+import { deadline, untilAborted, type Deadline } from "../async/deadline.ts";
 import type { Config } from "../config.ts";
 import { silentLogger, type Logger } from "../log.ts";
 import { redactEmail } from "../redact.ts";
-import { createCatchAllMemo } from "./checks/catch_all.ts";
+import { createCatchAllMemo } from "./checks/catch_all_memo.ts";
 import type { CheckContext, CheckDeps, CheckState } from "./checks/context.ts";
 import { CHECKS } from "./checks/registry.ts";
+import { DEFAULT_GREYLIST_DELAY_MS } from "./checks/probe_outcome.ts";
 import { createMxLookup } from "./mx_lookup.ts";
 import { parseCidr } from "./net/cidr.ts";
 import { createDnsResolver, type MxResolver } from "./net/mx_resolver.ts";
-import { createNetDialer, type SmtpDialer } from "./smtp/dialer.ts";
+import type { SmtpDialer } from "./smtp/dialer.ts";
+import { createEgress } from "./smtp/egress.ts";
 import { createSmtpPool } from "./smtp/pool.ts";
 import { createSmtpProber } from "./smtp/prober.ts";
-import type { CheckName, CheckOutcome, CheckStatus, EmailReason, EmailVerification } from "./types.ts";
+import type { CheckName, CheckOutcome, EmailReason, EmailVerification } from "./types.ts";
+import { allChecks } from "./vocabulary.ts";
 import { verdict } from "./verdict.ts";
+import type { EmailResult, EmailVerifier } from "./verifier.ts";
 
 export type { MxResolver } from "./net/mx_resolver.ts";
 export type { SmtpDialer } from "./smtp/dialer.ts";
 
-export type EmailResult = EmailVerification & { retryAfterMs?: number };
+export type { EmailResult } from "./verifier.ts";
 
-export interface EmailEngine {
-  /** One address, answering within config.emailDeadlineMs (probe_timeout if it must). Rejects only when the
-   *  caller's own signal aborts (with that signal's reason). */
-  verify(email: string, options?: { signal?: AbortSignal }): Promise<EmailVerification>;
-  /** Many addresses (a bulk job's chunk): shares MX lookups and one catch-all probe per domain, keeps a per-MX
-   *  connection limit, and reuses one SMTP connection for several recipients of the same MX (RSET between
-   *  recipients; a new connection when the server refuses RSET/more recipients) unless reuseConnections is false.
-   *  Calls onResult once per address as soon as it is final. Greylisted results come back with `retryAfterMs`
-   *  (server hint or a default of 60000) so the job runner can retry later. */
-  verifyMany(
-    emails: string[],
-    options: {
-      signal?: AbortSignal;
-      reuseConnections?: boolean;
-      onResult: (r: EmailResult) => void | Promise<void>;
-    },
-  ): Promise<void>;
+/** The email engine: both halves of the EmailVerifier contract, plus what the process and the benches need. */
+export interface EmailEngine extends EmailVerifier {
   /** Counters for benches: SMTP connections opened so far. */
   stats(): { smtpConnections: number };
   close(): Promise<void>;
@@ -50,8 +41,13 @@ export interface CreateEmailEngineOptions {
   dialer?: SmtpDialer;
   /** Open connections (busy or idle) per MX host. */
   maxConnectionsPerMx?: number;
-  /** Addresses verifyMany works on at once. */
+  /**
+   * Addresses verifyMany works on at once. High by default: a bulk address waiting for its MX costs a promise, and
+   * the more of one MX's recipients wait together, the more share each SMTP transaction (smtp/prober.ts).
+   */
   concurrency?: number;
+  /** Recipients (catch-all probes included) asked in one SMTP transaction at most, in bulk. */
+  recipientsPerTransaction?: number;
   /** Local part used for the catch-all probe. */
   randomLocal?: () => string;
   mxCacheTtlMs?: number;
@@ -64,6 +60,10 @@ const FLAGGED: Partial<Record<CheckName, "disposable" | "role" | "catch_all">> =
   catch_all: "catch_all",
 };
 
+// A signal that never aborts, for bulk items without a caller's signal; every waiting recipient listens to it.
+const NEVER = new AbortController().signal;
+setMaxListeners(0, NEVER);
+
 // Checks that wait on the network, and so on the deadline; the others answer from memory in microseconds.
 const NETWORK_CHECKS: ReadonlySet<CheckName> = new Set(["mx", "smtp", "catch_all"]);
 
@@ -72,23 +72,15 @@ function defaultRandomLocal(): string {
   return `vrai-${randomBytes(9).toString("hex")}`;
 }
 
-// A check that ignores its signal must not hold the answer past the deadline.
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | "aborted"> {
-  if (signal.aborted) return Promise.resolve("aborted");
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve("aborted");
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
-
 export function createEmailEngine(config: Config, options: CreateEmailEngineOptions = {}): EmailEngine {
   const {
     log = silentLogger,
     resolver = createDnsResolver({ servers: config.dnsServers, timeoutMs: config.probeTimeoutMs }),
-    dialer = createNetDialer(),
+    // Direct, through SMTP_PROXY, or per MX host by SMTP_PROXY_RULES (smtp/egress.ts).
+    dialer = createEgress(config, { log, resolver }).dialer,
     maxConnectionsPerMx = 3,
-    concurrency = 32,
+    concurrency = 5000,
+    recipientsPerTransaction,
     randomLocal = defaultRandomLocal,
     mxCacheTtlMs = 5 * 60_000,
     catchAllCacheTtlMs = 60 * 60_000,
@@ -107,6 +99,8 @@ export function createEmailEngine(config: Config, options: CreateEmailEngineOpti
     probeTimeoutMs: config.probeTimeoutMs,
     allow,
     log,
+    recipientsPerTransaction,
+    connectionsPerHost: maxConnectionsPerMx,
   });
   const deps: CheckDeps = {
     mxLookup: createMxLookup(resolver, { ttlMs: mxCacheTtlMs }),
@@ -116,45 +110,56 @@ export function createEmailEngine(config: Config, options: CreateEmailEngineOpti
     randomLocal,
   };
 
-  async function run(email: string, options: { caller?: AbortSignal; reuse: boolean }): Promise<EmailResult> {
+  /**
+   * One address through the registry. A single call (`deadlineMs` set) answers within that time from its start,
+   * with probe_timeout if it must. A bulk item (`deadlineMs` null) has no clock of its own: it waits in the per-MX
+   * queue for as long as it takes, and only its DNS queries and SMTP dialogues are bounded, each by its own budget.
+   * Either way the caller's signal ends every wait; the promise then rejects with its reason.
+   */
+  async function run(
+    email: string,
+    options: { caller?: AbortSignal; reuse: boolean; deadlineMs: number | null },
+  ): Promise<EmailResult> {
     const started = performance.now();
-    // The deadline signal is built when the network checks start: most answers settle before DNS and would pay for
-    // two signals and a timer they never use.
-    let signal: AbortSignal | undefined;
-    const deadlineSignal = (): AbortSignal => {
-      if (signal === undefined) {
-        const deadline = AbortSignal.timeout(Math.max(1, Math.round(config.emailDeadlineMs - (performance.now() - started))));
-        signal = options.caller ? AbortSignal.any([options.caller, deadline]) : deadline;
-      }
-      return signal;
+    // The deadline is started when the network checks start: most answers settle before DNS and would pay for a
+    // timer they never use. Its clock still counts from the call's start.
+    let limit: Deadline | undefined;
+    const signalOf = (): AbortSignal => {
+      if (options.deadlineMs === null) return options.caller ?? NEVER;
+      limit ??= deadline(options.deadlineMs - (performance.now() - started), {
+        parents: [options.caller],
+        what: "verify the email address",
+      });
+      return limit.signal;
     };
-    const state: CheckState = { parsed: null, mx: null, accepted: null, retryAfterMs: null };
+    const state: CheckState = { parsed: null, mx: null, catchAllProbe: null, retryAfterMs: null };
     const ctx: CheckContext = {
       input: email,
       state,
       deps,
       get signal() {
-        return deadlineSignal();
+        return signalOf();
       },
       reuseConnections: options.reuse,
+      bulk: options.deadlineMs === null,
     };
-    const checks = Object.fromEntries(CHECKS.map((c) => [c.name, "skipped"])) as Record<CheckName, CheckStatus>;
+    const checks = allChecks("skipped");
     const flags: EmailVerification["flags"] = { disposable: null, role: null, catch_all: null };
     const reasons: EmailReason[] = [];
     let suggestion: string | null = null;
-    let settled = false;
-    // A check still running past the deadline may yet hold an SMTP session: it is released when it finishes.
-    let abandoned: Promise<unknown> | null = null;
     try {
       for (const check of CHECKS) {
-        if (settled) break;
         let outcome: CheckOutcome;
         try {
           const work = check.run(ctx);
-          const result = NETWORK_CHECKS.has(check.name) ? await untilAborted(work, deadlineSignal()) : await work;
-          if (result === "aborted") abandoned = work;
+          // A network check that ignores its signal must not hold a single call's answer past the deadline. A bulk
+          // item has no deadline: its waits end on the caller's signal themselves, and thousands of items listening
+          // on that one signal here would cost O(n²) in EventTarget.
+          const single = options.deadlineMs !== null;
+          const result = single && NETWORK_CHECKS.has(check.name) ? await untilAborted(work, signalOf()) : await work;
           if (options.caller?.aborted) throw options.caller.reason;
-          outcome = result === "aborted" ? { status: "inconclusive", reasons: ["probe_timeout"], settles: true } : result;
+          outcome =
+            result === "aborted" ? { status: "inconclusive", reasons: ["probe_timeout"], settles: true } : result;
         } catch (error) {
           if (options.caller?.aborted) throw options.caller.reason;
           // A fault of ours must not become a verdict about the address: report that we could not tell.
@@ -166,19 +171,17 @@ export function createEmailEngine(config: Config, options: CreateEmailEngineOpti
         if (outcome.suggestion !== undefined) suggestion = outcome.suggestion;
         if (outcome.retryAfterMs !== undefined) state.retryAfterMs = outcome.retryAfterMs;
         const flag = FLAGGED[check.name];
-        if (flag !== undefined) flags[flag] = outcome.status === "fail" ? true : outcome.status === "pass" ? false : null;
-        if (outcome.settles) settled = true;
+        if (flag !== undefined)
+          flags[flag] = outcome.status === "fail" ? true : outcome.status === "pass" ? false : null;
+        if (outcome.settles) break;
       }
     } finally {
-      const cleanup = () => {
-        if (state.accepted !== null) prober.release(state.accepted, { keep: false });
-        state.accepted = null;
-      };
-      if (abandoned !== null) abandoned.then(cleanup, cleanup);
-      else cleanup();
+      // A check abandoned at the deadline saw the same signal abort: its dialogue ends and its session is closed.
+      limit?.dispose();
     }
     const result: EmailResult = {
-      email,
+      // A lone surrogate cannot be written as UTF-8: the echo shows U+FFFD where the input had one.
+      email: email.toWellFormed(),
       verdict: verdict(reasons),
       reasons,
       suggestion,
@@ -186,14 +189,24 @@ export function createEmailEngine(config: Config, options: CreateEmailEngineOpti
       checks,
       duration_ms: Math.round(performance.now() - started),
     };
-    if (reasons.includes("greylisted")) result.retryAfterMs = state.retryAfterMs ?? 60_000;
-    log.debug("email verified", { email: redactEmail(email), verdict: result.verdict, reasons, duration_ms: result.duration_ms });
+    if (reasons.includes("greylisted")) result.retryAfterMs = state.retryAfterMs ?? DEFAULT_GREYLIST_DELAY_MS;
+    log.debug("email verified", {
+      email: redactEmail(email),
+      verdict: result.verdict,
+      reasons,
+      duration_ms: result.duration_ms,
+    });
     return result;
   }
 
   return {
     async verify(email, options = {}) {
-      const { retryAfterMs: _, ...result } = await run(email, { caller: options.signal, reuse: false });
+      const { retryAfterMs: _, ...result } = await run(email, {
+        caller: options.signal,
+        reuse: false,
+        // A caller's own budget (Prefer: wait=N) only ever shortens the server's.
+        deadlineMs: Math.min(options.deadlineMs ?? config.emailDeadlineMs, config.emailDeadlineMs),
+      });
       return result;
     },
 
@@ -204,7 +217,7 @@ export function createEmailEngine(config: Config, options: CreateEmailEngineOpti
         while (next < emails.length) {
           signal?.throwIfAborted();
           const email = emails[next++]!;
-          await onResult(await run(email, { caller: signal, reuse: reuseConnections }));
+          await onResult(await run(email, { caller: signal, reuse: reuseConnections, deadlineMs: null }));
         }
       };
       try {

@@ -2,6 +2,7 @@
 // none. Shared across calls: an LRU cache with a bounded TTL for definite answers, and one in-flight lookup per
 // domain so that a bulk chunk of 500 addresses at one domain makes one query.
 import { LRUCache } from "lru-cache";
+import { untilAborted } from "../async/deadline.ts";
 import { DnsError, type DnsErrorCode } from "./errors.ts";
 import type { MxResolver } from "./net/mx_resolver.ts";
 import type { MxHost } from "./types.ts";
@@ -25,9 +26,13 @@ function codeOf(error: unknown): DnsErrorCode {
 }
 
 /** Uncached lookup: MX, then the addresses of every MX host (or of the domain when it has no MX). */
-export async function lookupMx(resolver: MxResolver, domain: string, options: { signal: AbortSignal }): Promise<MxAnswer> {
+export async function lookupMx(
+  resolver: MxResolver,
+  domain: string,
+  options: { signal: AbortSignal },
+): Promise<MxAnswer> {
   const { signal } = options;
-  let records;
+  let records: Awaited<ReturnType<MxResolver["resolveMx"]>>;
   try {
     records = await resolver.resolveMx(domain, { signal });
   } catch (error) {
@@ -53,7 +58,11 @@ export async function lookupMx(resolver: MxResolver, domain: string, options: { 
   const codes: DnsErrorCode[] = [];
   resolved.forEach((result, i) => {
     if (result.status === "fulfilled") {
-      hosts.push({ exchange: real[i]!.exchange.replace(/\.$/, "").toLowerCase(), priority: real[i]!.priority, addresses: result.value });
+      hosts.push({
+        exchange: real[i]!.exchange.replace(/\.$/, "").toLowerCase(),
+        priority: real[i]!.priority,
+        addresses: result.value,
+      });
     } else codes.push(codeOf(result.reason));
   });
   if (hosts.length > 0) return { ok: true, hosts };
@@ -62,6 +71,9 @@ export async function lookupMx(resolver: MxResolver, domain: string, options: { 
   if (codes.some((c) => c === "DNS_SERVFAIL" || c === "DNS_REFUSED")) return { ok: false, reason: "probe_unavailable" };
   return { ok: false, reason: "no_mx_record" };
 }
+
+// The shared lookup's own signal: never aborted, the resolver's time bound ends it.
+const UNBOUND = new AbortController().signal;
 
 export interface MxLookupOptions {
   /** How long a definite answer is reused. */
@@ -80,16 +92,21 @@ export function createMxLookup(resolver: MxResolver, options: MxLookupOptions = 
       if (cached !== undefined) return cached;
       let pending = inflight.get(domain);
       if (pending === undefined) {
-        pending = lookupMx(resolver, domain, { signal }).then((answer) => {
-          // Timeouts and server failures are not facts about the domain: they are not cached.
-          if (answer.ok || answer.reason === "no_mx_record" || answer.reason === "domain_does_not_resolve") {
-            cache.set(domain, answer);
-          }
-          return answer;
-        }).finally(() => inflight.delete(domain));
+        // A lookup shared by several callers must not end when the first of them gives up: it runs on the
+        // resolver's own time bound, and each caller stops waiting on its own signal.
+        pending = lookupMx(resolver, domain, { signal: UNBOUND })
+          .then((answer) => {
+            // Timeouts and server failures are not facts about the domain: they are not cached.
+            if (answer.ok || answer.reason === "no_mx_record" || answer.reason === "domain_does_not_resolve") {
+              cache.set(domain, answer);
+            }
+            return answer;
+          })
+          .finally(() => inflight.delete(domain));
         inflight.set(domain, pending);
       }
-      return pending;
+      const answer = await untilAborted(pending, signal);
+      return answer === "aborted" ? { ok: false, reason: "probe_timeout" } : answer;
     },
   };
 }

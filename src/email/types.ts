@@ -1,28 +1,9 @@
 // Public shapes of the email engine (the HTTP layer and the job runner code against these) and the internal
 // contract every check follows.
 
-export type Verdict = "deliverable" | "undeliverable" | "risky" | "unknown";
+import type { CheckName, CheckStatus, EmailReason, Verdict } from "./vocabulary.ts";
 
-export type EmailReason =
-  | "invalid_syntax"
-  | "local_part_too_long"
-  | "domain_too_long"
-  | "provider_rule_violation"
-  | "domain_typo"
-  | "no_mx_record"
-  | "domain_does_not_resolve"
-  | "mailbox_not_found"
-  | "mailbox_full"
-  | "disposable_domain"
-  | "role_address"
-  | "catch_all_domain"
-  | "greylisted"
-  | "probe_timeout"
-  | "probe_unavailable";
-
-export type CheckName = "syntax" | "provider_rules" | "typo" | "disposable" | "role" | "mx" | "smtp" | "catch_all";
-
-export type CheckStatus = "pass" | "fail" | "inconclusive" | "skipped";
+export type { CheckName, CheckStatus, EmailReason, Verdict } from "./vocabulary.ts";
 
 export interface EmailVerification {
   email: string;
@@ -44,6 +25,10 @@ export interface ParsedEmail {
   utf8Local: boolean;
   /** True for a quoted-string local part. */
   quoted: boolean;
+  /** True when no DNS query can find the domain: its top-level domain is not in the root zone, or is a special-use
+   *  name that never resolves (RFC 6761 §6.3-6.4, RFC 7686), or a stray character precedes it (x@#gmail.com).
+   *  The mx check then fails without a query. */
+  unresolvable?: boolean;
 }
 
 /** One MX host with the addresses it resolved to, preference order kept. */

@@ -15,7 +15,11 @@ function reply(text: string): SmtpReply {
   return parseReply(text.split("\n"))!;
 }
 
-export function createFakeDialer(options: { banner?: string; respond: Responder; refuse?: (t: SmtpTarget) => boolean }): FakeDialer {
+export function createFakeDialer(options: {
+  banner?: string;
+  respond: Responder;
+  refuse?: (t: SmtpTarget) => boolean;
+}): FakeDialer {
   const { banner = "220 fake ESMTP", respond, refuse = () => false } = options;
   const connections: FakeDialer["connections"] = [];
   return {
@@ -27,7 +31,9 @@ export function createFakeDialer(options: { banner?: string; respond: Responder;
       let closed = false;
       let greeted = false;
       const conn: SmtpConnection = {
-        get closed() { return closed; },
+        get closed() {
+          return closed;
+        },
         async read() {
           if (closed) throw new SmtpError("SMTP_DROPPED", "closed");
           greeted = true;
@@ -38,7 +44,9 @@ export function createFakeDialer(options: { banner?: string; respond: Responder;
           record.commands.push(line);
           return reply(respond(line, record));
         },
-        close() { closed = true; },
+        close() {
+          closed = true;
+        },
         async waitClosed() {},
       };
       return conn;

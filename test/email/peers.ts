@@ -78,10 +78,14 @@ export async function startDnsmasq(records: DnsRecords): Promise<Dnsmasq> {
       ...(records.extra ?? []),
     ];
     const file = join(dir, `dnsmasq-${port}.conf`);
-    writeFileSync(file, lines.join("\n") + "\n");
-    const child = spawn(binary, [`--conf-file=${file}`, "--keep-in-foreground", "--user=root", "--pid-file", "--log-facility=-"], {
-      stdio: ["ignore", "ignore", "pipe"],
-    });
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const child = spawn(
+      binary,
+      [`--conf-file=${file}`, "--keep-in-foreground", "--user=root", "--pid-file", "--log-facility=-"],
+      {
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
     let stderr = "";
     child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
     const server = `127.0.0.1:${port}`;
@@ -93,13 +97,21 @@ export async function startDnsmasq(records: DnsRecords): Promise<Dnsmasq> {
         break;
       } catch (error) {
         if ((error as { code?: string }).code === "ENOTFOUND" || (error as { code?: string }).code === "ENODATA") {
-          return { server, port, stop: async () => { await stopChild(child); rmSync(dir, { recursive: true, force: true }); } };
+          return {
+            server,
+            port,
+            stop: async () => {
+              await stopChild(child);
+              rmSync(dir, { recursive: true, force: true });
+            },
+          };
         }
         await new Promise((r) => setTimeout(r, 50));
       }
     }
     await stopChild(child);
-    if (!/address already in use/i.test(stderr)) throw new Error(`Cannot start dnsmasq: ${stderr.trim() || "no answer"}`);
+    if (!/address already in use/i.test(stderr))
+      throw new Error(`Cannot start dnsmasq: ${stderr.trim() || "no answer"}`);
   }
   rmSync(dir, { recursive: true, force: true });
   throw new Error("Cannot start dnsmasq: no free port");
@@ -157,11 +169,22 @@ export interface SmtpPeer {
 
 /** Standard replies of real servers, for scripting peers. */
 export const REPLIES = {
-  unknownUser: { code: 550, message: "5.1.1 <{rcpt}>: Recipient address rejected: User unknown in local recipient table" },
-  greylisted: { code: 450, message: "4.2.0 <{rcpt}>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/ - try again in 120 seconds" },
+  unknownUser: {
+    code: 550,
+    message: "5.1.1 <{rcpt}>: Recipient address rejected: User unknown in local recipient table",
+  },
+  greylisted: {
+    code: 450,
+    message:
+      "4.2.0 <{rcpt}>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/ - try again in 120 seconds",
+  },
   full4xx: { code: 452, message: "4.2.2 The email account that you tried to reach is over quota." },
   full5xx: { code: 552, message: "5.2.2 <{rcpt}>: Recipient address rejected: Mailbox full" },
-  spamhausBlock: { code: 554, message: "5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org; https://www.spamhaus.org/query/ip/127.0.0.1" },
+  spamhausBlock: {
+    code: 554,
+    message:
+      "5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org; https://www.spamhaus.org/query/ip/127.0.0.1",
+  },
 } as const;
 
 function replyError(reply: PeerReply, rcpt = ""): Error & { responseCode: number } {
@@ -184,8 +207,12 @@ export async function startSmtpPeer(options: SmtpPeerOptions): Promise<SmtpPeer>
   const peer: SmtpPeer = {
     host,
     port,
-    get connections() { return connections; },
-    get maxConcurrent() { return maxConcurrent; },
+    get connections() {
+      return connections;
+    },
+    get maxConcurrent() {
+      return maxConcurrent;
+    },
     recipients,
     seen: (address) => counts.get(address.toLowerCase()) ?? 0,
     stop: async () => {},
@@ -196,14 +223,18 @@ export async function startSmtpPeer(options: SmtpPeerOptions): Promise<SmtpPeer>
       opened();
       sockets.add(socket);
       socket.on("error", () => {});
-      socket.on("close", () => { open--; sockets.delete(socket); });
+      socket.on("close", () => {
+        open--;
+        sockets.delete(socket);
+      });
       if (banner === "drop") socket.destroy();
     });
     await new Promise<void>((resolve, reject) => raw.listen(port, host, resolve).once("error", reject));
-    peer.stop = () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      raw.close(() => resolve());
-    });
+    peer.stop = () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        raw.close(() => resolve());
+      });
     return peer;
   }
 
@@ -240,8 +271,15 @@ export async function startSmtpPeer(options: SmtpPeerOptions): Promise<SmtpPeer>
   server.server.on("connection", (socket: Socket) => {
     opened();
     let gone = false;
-    const done = () => { if (!gone) { gone = true; open--; } };
-    socket.on("data", (chunk: Buffer) => { if (/^QUIT\r?$/im.test(chunk.toString("latin1"))) done(); });
+    const done = () => {
+      if (!gone) {
+        gone = true;
+        open--;
+      }
+    };
+    socket.on("data", (chunk: Buffer) => {
+      if (/^QUIT\r?$/im.test(chunk.toString("latin1"))) done();
+    });
     socket.once("end", done);
     socket.once("close", done);
   });
@@ -260,63 +298,270 @@ export interface RawSmtpPeerOptions {
   mailboxes: string[] | ((local: string) => boolean);
   /** Every reply, the greeting included, waits this long (in order): a slow server. */
   delayMs?: number;
+  /** Each reply to RCPT TO waits this long more (in order; the other replies stay as fast as `delayMs` makes them):
+   *  a server slow at looking up mailboxes, but that answers. */
+  rcptDelayMs?: number;
   /** Advertise PIPELINING (default true). */
   pipelining?: boolean;
+  /** Answer `452 4.5.3 Too many recipients` to every RCPT TO past this many in one transaction. */
+  maxRecipients?: number;
+  /** The first connection is dropped (no reply) when it receives its RCPT TO number `dropAtRecipient` (1-based). */
+  dropAtRecipient?: number;
+}
+
+/** A fast peer, with every command line it received: which connection (1-based), when, and the line. */
+export interface FastSmtpPeer extends SmtpPeer {
+  readonly lines: Array<{ connection: number; at: number; line: string }>;
+}
+
+/** Calls `fn` with each line the client sends (CR LF or LF ended, without the ending). Sets the socket's encoding. */
+function onLines(socket: Socket, fn: (line: string) => void): void {
+  socket.setEncoding("latin1");
+  let buffer = "";
+  socket.on("data", (chunk: string) => {
+    buffer += chunk;
+    let nl: number;
+    while ((nl = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, nl).replace(/\r$/, "");
+      buffer = buffer.slice(nl + 1);
+      fn(line);
+    }
+  });
+}
+
+interface Answer {
+  text: string;
+  /** Close the connection once the reply is sent (QUIT). */
+  end: boolean;
+  /** The address of a RCPT TO, which `text` answers. */
+  rcpt?: string;
+}
+
+/** What a small, well-behaved mail exchanger replies to one command line. */
+function answerCommand(
+  line: string,
+  options: { host: string; accepts: (local: string) => boolean; pipelining: boolean },
+): Answer {
+  const { host, accepts, pipelining } = options;
+  const verb = line.slice(0, 4).toUpperCase();
+  if (verb === "EHLO")
+    return { text: `250-${host}\r\n${pipelining ? "250-PIPELINING\r\n" : ""}250 SMTPUTF8\r\n`, end: false };
+  if (verb === "HELO" || verb === "MAIL" || verb === "RSET" || verb === "NOOP")
+    return { text: "250 2.0.0 Ok\r\n", end: false };
+  if (verb === "RCPT") {
+    const rcpt = /<([^>]*)>/.exec(line)?.[1] ?? "";
+    const local = rcpt.slice(0, rcpt.lastIndexOf("@")).toLowerCase();
+    return { text: accepts(local) ? "250 2.1.5 Ok\r\n" : "550 5.1.1 User unknown\r\n", end: false, rcpt };
+  }
+  if (verb === "QUIT") return { text: "221 2.0.0 Bye\r\n", end: true };
+  return { text: "502 5.5.2 Error: command not recognized\r\n", end: false };
 }
 
 /** A minimal SMTP peer on raw node:net that answers at once, or after `delayMs` (smtp-server waits 100 ms before its
  *  banner to catch early talkers): for benches, where the peer must not be the bottleneck, or must be a known one. */
-export async function startFastSmtpPeer(options: RawSmtpPeerOptions): Promise<SmtpPeer> {
-  const { host, port = 25, mailboxes, delayMs = 0, pipelining = true } = options;
+export async function startFastSmtpPeer(options: RawSmtpPeerOptions): Promise<FastSmtpPeer> {
+  const { host, port = 25, mailboxes, delayMs = 0, rcptDelayMs = 0, pipelining = true } = options;
+  const { maxRecipients = Number.POSITIVE_INFINITY, dropAtRecipient } = options;
+  const lines: FastSmtpPeer["lines"] = [];
   const accepted = new Set(Array.isArray(mailboxes) ? mailboxes.map((m) => m.toLowerCase()) : []);
   const accepts = Array.isArray(mailboxes) ? (local: string) => accepted.has("*") || accepted.has(local) : mailboxes;
   let connections = 0;
   const recipients: string[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
-    connections++;
+    const connection = ++connections;
+    let inTransaction = 0;
+    let received = 0;
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
     socket.on("error", () => {});
-    socket.setEncoding("latin1");
     let replies = Promise.resolve();
-    const reply = (text: string, end = false) => {
+    // Replies leave in order: once one waits, every later one queues behind it.
+    let queued = 0;
+    const reply = (text: string, end = false, extraMs = 0) => {
       const send = () => (end ? socket.end(text) : socket.writable && socket.write(text));
-      if (delayMs === 0) return void send();
-      replies = replies.then(() => new Promise<void>((done) => setTimeout(() => (send(), done()), delayMs)));
+      const wait = delayMs + extraMs;
+      if (wait === 0 && queued === 0) return void send();
+      queued++;
+      replies = replies.then(
+        () =>
+          new Promise<void>((done) =>
+            setTimeout(() => {
+              queued--;
+              send();
+              done();
+            }, wait),
+          ),
+      );
     };
     reply(`220 ${host} fast ESMTP\r\n`);
-    let buffer = "";
-    socket.on("data", (chunk: string) => {
-      buffer += chunk;
-      let nl: number;
-      while ((nl = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, nl).replace(/\r$/, "");
-        buffer = buffer.slice(nl + 1);
-        const verb = line.slice(0, 4).toUpperCase();
-        if (verb === "EHLO") reply(`250-${host}\r\n${pipelining ? "250-PIPELINING\r\n" : ""}250 SMTPUTF8\r\n`);
-        else if (verb === "HELO" || verb === "MAIL" || verb === "RSET" || verb === "NOOP") reply("250 2.0.0 Ok\r\n");
-        else if (verb === "RCPT") {
-          const rcpt = /<([^>]*)>/.exec(line)?.[1] ?? "";
-          recipients.push(rcpt);
-          const local = rcpt.slice(0, rcpt.lastIndexOf("@")).toLowerCase();
-          reply(accepts(local) ? "250 2.1.5 Ok\r\n" : "550 5.1.1 User unknown\r\n");
-        } else if (verb === "QUIT") reply("221 2.0.0 Bye\r\n", true);
-        else reply("502 5.5.2 Error: command not recognized\r\n");
+    onLines(socket, (line) => {
+      lines.push({ connection, at: performance.now(), line });
+      const answer = answerCommand(line, { host, accepts, pipelining });
+      const verb = line.slice(0, 4).toUpperCase();
+      if (verb === "MAIL" || verb === "RSET") inTransaction = 0;
+      if (answer.rcpt !== undefined) {
+        received++;
+        if (connection === 1 && received === dropAtRecipient) return void socket.destroy();
+        if (++inTransaction > maxRecipients) answer.text = "452 4.5.3 Error: too many recipients\r\n";
+        else recipients.push(answer.rcpt);
       }
+      reply(answer.text, answer.end, answer.rcpt !== undefined ? rcptDelayMs : 0);
     });
   });
   await new Promise<void>((resolve, reject) => server.listen(port, host, resolve).once("error", reject));
   return {
     host,
     port,
-    get connections() { return connections; },
-    get maxConcurrent() { return NaN; },
+    get connections() {
+      return connections;
+    },
+    get maxConcurrent() {
+      return NaN;
+    },
+    lines,
     recipients,
     seen: (address) => recipients.filter((r) => r.toLowerCase() === address.toLowerCase()).length,
-    stop: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * How a hostile mail exchanger misbehaves. Each one accepts the TCP connection; then:
+ * - "tarpit": never sends a byte (the banner never comes);
+ * - "stall-after-banner": greets at once, then reads every command and never answers one;
+ * - "trickle": plays a normal dialogue, but sends every reply one byte per `byteIntervalMs` (the greeting included);
+ * - "endless-line": greets at once, then answers EHLO or HELO with a line that never ends: `250-` and then a few
+ *   bytes every `byteIntervalMs`, never a CR LF, until the connection closes;
+ * - "close-mid-reply": greets at once, then answers EHLO or HELO with `250-first line` and closes the connection
+ *   before the reply's last line.
+ */
+export type HostileBehaviour = "tarpit" | "stall-after-banner" | "trickle" | "endless-line" | "close-mid-reply";
+
+export interface HostileSmtpPeerOptions {
+  /** Loopback address to bind, e.g. "127.0.9.10". */
+  host: string;
+  port?: number;
+  behaviour: HostileBehaviour;
+  /** "trickle": the pause between two bytes (default 1000). "endless-line": between two bursts (default 100). */
+  byteIntervalMs?: number;
+  /** "trickle": local parts that exist ("*": all); the others get 550 5.1.1. */
+  mailboxes?: string[];
+}
+
+export interface HostileSmtpPeer extends SmtpPeer {
+  readonly behaviour: HostileBehaviour;
+  /** Connections open right now: a client that gave up must have closed its own. */
+  readonly open: number;
+}
+
+/** Starts a mail exchanger that misbehaves as real ones do (see HostileBehaviour). stop() destroys every connection
+ *  it holds and clears every timer, so nothing outlives the test. */
+export async function startHostileSmtpPeer(options: HostileSmtpPeerOptions): Promise<HostileSmtpPeer> {
+  const { host, port = 25, behaviour, mailboxes = [] } = options;
+  const byteIntervalMs = options.byteIntervalMs ?? (behaviour === "endless-line" ? 100 : 1000);
+  if (!(byteIntervalMs > 0))
+    throw new RangeError(`Cannot start a hostile SMTP peer: byteIntervalMs must be > 0, got ${byteIntervalMs}`);
+  const accepts = (local: string) => mailboxes.includes("*") || mailboxes.includes(local);
+  let connections = 0;
+  let open = 0;
+  let maxConcurrent = 0;
+  const recipients: string[] = [];
+  const sockets = new Set<Socket>();
+  const greeting = `220 ${host} ESMTP\r\n`;
+
+  const server = createServer((socket) => {
+    connections++;
+    maxConcurrent = Math.max(maxConcurrent, ++open);
+    sockets.add(socket);
+    const timers = new Set<NodeJS.Timeout>();
+    const every = (ms: number, fn: () => void) => {
+      const timer = setInterval(fn, ms);
+      timer.unref();
+      timers.add(timer);
+      return timer;
+    };
+    socket.on("error", () => {});
+    socket.on("close", () => {
+      open--;
+      sockets.delete(socket);
+      for (const timer of timers) clearInterval(timer);
+    });
+
+    switch (behaviour) {
+      case "tarpit":
+        socket.resume(); // read and drop whatever comes, say nothing
+        return;
+      case "stall-after-banner":
+        socket.write(greeting);
+        socket.resume();
+        return;
+      case "trickle": {
+        // One queue of bytes for the whole connection, so replies stay in order; QUIT's reply ends it.
+        let pending = "";
+        let endAfter = false;
+        every(byteIntervalMs, () => {
+          if (pending === "" || !socket.writable) return;
+          socket.write(pending[0]!);
+          pending = pending.slice(1);
+          if (pending === "" && endAfter) socket.end();
+        });
+        pending = greeting;
+        onLines(socket, (line) => {
+          const answer = answerCommand(line, { host, accepts, pipelining: false });
+          if (answer.rcpt !== undefined) recipients.push(answer.rcpt);
+          pending += answer.text;
+          endAfter ||= answer.end;
+        });
+        return;
+      }
+      case "endless-line": {
+        socket.write(greeting);
+        let started = false;
+        onLines(socket, (line) => {
+          if (started || !/^(EHLO|HELO)\b/i.test(line)) return; // once the line has begun, nothing else is answered
+          started = true;
+          socket.write("250-");
+          every(byteIntervalMs, () => {
+            if (socket.writable) socket.write("x".repeat(16));
+          });
+        });
+        return;
+      }
+      case "close-mid-reply": {
+        socket.write(greeting);
+        onLines(socket, (line) => {
+          if (!/^(EHLO|HELO)\b/i.test(line) || socket.destroyed) return;
+          socket.write(`250-first line\r\n`, () => socket.destroy());
+        });
+        return;
+      }
+    }
+  });
+  await new Promise<void>((resolve, reject) => server.listen(port, host, resolve).once("error", reject));
+  return {
+    host,
+    port,
+    behaviour,
+    get connections() {
+      return connections;
+    },
+    get open() {
+      return open;
+    },
+    get maxConcurrent() {
+      return maxConcurrent;
+    },
+    recipients,
+    seen: (address) => recipients.filter((r) => r.toLowerCase() === address.toLowerCase()).length,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -2,8 +2,8 @@
 import type { Logger } from "../../log.ts";
 import type { CheckOutcome, MxHost, ParsedEmail } from "../types.ts";
 import type { MxLookup } from "../mx_lookup.ts";
-import type { HeldSession, SmtpProber } from "../smtp/prober.ts";
-import type { CatchAllMemo } from "./catch_all.ts";
+import type { ProbeOutcome, SmtpProber } from "../smtp/prober.ts";
+import type { CatchAllMemo } from "./catch_all_memo.ts";
 
 export interface CheckDeps {
   mxLookup: MxLookup;
@@ -19,8 +19,8 @@ export interface CheckDeps {
 export interface CheckState {
   parsed: ParsedEmail | null;
   mx: MxHost[] | null;
-  /** Set by the smtp check when the real recipient was accepted; catch_all continues on that connection. */
-  accepted: HeldSession | null;
+  /** The catch-all recipient's answer, when the smtp check asked it on the session that accepted the real one. */
+  catchAllProbe: ProbeOutcome | null;
   /** Server's greylisting delay, when a check ended greylisted. */
   retryAfterMs: number | null;
 }
@@ -32,6 +32,8 @@ export interface CheckContext {
   signal: AbortSignal;
   /** verifyMany lets connections live on for the next recipient of the same MX. */
   reuseConnections: boolean;
+  /** Part of a bulk chunk: mail exchangers that keep timing out are skipped (smtp/mx_health.ts). */
+  bulk: boolean;
 }
 
 export type Check = (ctx: CheckContext) => Promise<CheckOutcome>;

@@ -1,4 +1,4 @@
-// mx: a domain needs at least one MX host with an address. Reasons per DECISIONS §4.
+// mx: a domain needs at least one MX host with an address. Reasons per docs/contract.md §4.
 import type { CheckOutcome } from "../types.ts";
 import type { MxAnswer } from "../mx_lookup.ts";
 import type { CheckContext } from "./context.ts";
@@ -11,7 +11,11 @@ export function mxOutcome(answer: MxAnswer): CheckOutcome {
 }
 
 export async function mx(ctx: CheckContext): Promise<CheckOutcome> {
-  const answer = await ctx.deps.mxLookup.lookup(ctx.state.parsed!.domain, { signal: ctx.signal });
+  const email = ctx.state.parsed!;
+  // A top-level domain outside the root zone, or a special-use name that never resolves (the syntax check decides,
+  // see tldKind()): no query could answer otherwise, so none is sent.
+  if (email.unresolvable === true) return mxOutcome({ ok: false, reason: "domain_does_not_resolve" });
+  const answer = await ctx.deps.mxLookup.lookup(email.domain, { signal: ctx.signal });
   if (answer.ok) ctx.state.mx = answer.hosts;
   return mxOutcome(answer);
 }

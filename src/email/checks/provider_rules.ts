@@ -1,4 +1,6 @@
 // Local-part rules of big providers, kept as data (data/email/provider_rules.json) with a source per rule.
+// A quoted local part that needs no quotes ("jean.dupont"@gmail.com) reaches this check unquoted (the syntax check
+// strips quotes that RFC 5322 §3.2.4 calls semantically invisible), so it is judged as jean.dupont@gmail.com.
 import { readFileSync } from "node:fs";
 import type { CheckOutcome, ParsedEmail } from "../types.ts";
 import type { CheckContext } from "./context.ts";
@@ -50,6 +52,7 @@ export const PROVIDER_RULES: ReadonlyMap<string, ProviderRule> = load();
 export function violatesProviderRule(email: ParsedEmail): boolean {
   const rule = PROVIDER_RULES.get(email.domain);
   if (rule === undefined) return false;
+  // Quotes that are still there are needed (a space, a second '@'): no provider's sign-up form accepts those.
   if (email.quoted || email.utf8Local) return true;
   let base = email.local.toLowerCase();
   if (rule.tagSeparator !== null) {

@@ -1,5 +1,5 @@
 // The pipeline, cheapest first, in the order the spec fixes. Adding a check: one file and one line here.
-import type { CheckName } from "../types.ts";
+import { CHECK_NAMES, type CheckName } from "../vocabulary.ts";
 import type { Check } from "./context.ts";
 import { catchAll } from "./catch_all.ts";
 import { disposable } from "./disposable.ts";
@@ -20,3 +20,8 @@ export const CHECKS: ReadonlyArray<{ name: CheckName; run: Check }> = [
   { name: "smtp", run: smtp },
   { name: "catch_all", run: catchAll },
 ];
+
+// The registry runs in the spec's order, one entry per check: a wrong edit fails at load, not in an answer.
+if (CHECKS.map((c) => c.name).join() !== CHECK_NAMES.join()) {
+  throw new Error(`Cannot load the email checks: the registry must list ${CHECK_NAMES.join(", ")} in that order`);
+}

@@ -1,16 +1,27 @@
-// Suggests the address the user meant when its domain is one slip away from a popular mailbox domain, or its TLD
-// is a known slip (.con, .fe). A popular domain itself is never flagged; the suggestion is never applied for the
-// caller (spec: "must never be applied automatically").
+// Suggests the address the user meant when its domain is one slip away from a popular mailbox domain, its TLD is a
+// known slip (.con, .fe) or is not in the root zone (.ifno), or a stray character precedes it (#gmail.com). A popular
+// or known real domain is never flagged; the suggestion is never applied for the caller (spec: "must never be applied
+// automatically"). Data and the source of every entry: data/email/typo_domains.json.
 import { readFileSync } from "node:fs";
 import { parse as parseDomain } from "tldts";
 import type { CheckOutcome, ParsedEmail } from "../types.ts";
 import type { CheckContext } from "./context.ts";
 import { PROVIDER_RULES } from "./provider_rules.ts";
+import { tldKind } from "./syntax.ts";
+import { editDistance } from "../../text/edit_distance.ts";
+
+interface Source {
+  url: string;
+  date: string;
+}
 
 interface TypoFile {
-  popular: Array<{ domain: string }>;
-  known_real: Array<{ domain: string }>;
-  tld_slips: Record<string, string>;
+  popular: Array<{ domain: string; source: Source }>;
+  known_real: Array<{ domain: string; source: Source }>;
+  tld_slips: Array<{ typed: string; meant: string; source: Source }>;
+  domain_slips: Array<{ typed: string; meant: string; source: Source }>;
+  single_domain_labels: Array<{ label: string; domain: string; source: Source }>;
+  common_tlds: Array<{ tld: string; source: Source }>;
 }
 
 const file = JSON.parse(
@@ -20,70 +31,94 @@ const file = JSON.parse(
 /** Popular domains in list order (earlier = preferred on a tie). */
 export const POPULAR_DOMAINS: readonly string[] = file.popular.map((p) => p.domain);
 const POPULAR = new Set(POPULAR_DOMAINS);
+/** Real domains one slip from a popular one (never flagged). */
+export const KNOWN_REAL_DOMAINS: readonly string[] = file.known_real.map((k) => k.domain);
 /** Domains never flagged: the popular ones, real neighbours of them, and every provider with local-part rules. */
-const PROTECTED = new Set([...POPULAR_DOMAINS, ...file.known_real.map((k) => k.domain), ...PROVIDER_RULES.keys()]);
+const PROTECTED = new Set([...POPULAR_DOMAINS, ...KNOWN_REAL_DOMAINS, ...PROVIDER_RULES.keys()]);
 
 /** Mistyped TLD → intended TLD. Keys that are real TLDs are dropped: they may be meant. */
 export const TLD_SLIPS: ReadonlyMap<string, string> = new Map(
-  Object.entries(file.tld_slips).filter(
-    ([bad]) => bad !== "_comment" && parseDomain(`x.${bad}`, { allowPrivateDomains: false }).isIcann !== true,
-  ),
+  file.tld_slips.filter((s) => tldKind(s.typed) === "undelegated").map((s) => [s.typed, s.meant]),
 );
+/** Whole-domain slips of short provider names, where no generic rule is safe (see the file's description). */
+const DOMAIN_SLIPS: ReadonlyMap<string, string> = new Map(file.domain_slips.map((s) => [s.typed, s.meant]));
+/** First label → the only domain its provider issues mailboxes under (gmail → gmail.com). */
+const SINGLE_DOMAIN: ReadonlyMap<string, string> = new Map(file.single_domain_labels.map((s) => [s.label, s.domain]));
+const COMMON_TLDS: readonly string[] = file.common_tlds.map((t) => t.tld);
 
-// Three rolling rows reused by every call: the check runs on every address, and allocating a matrix per popular
-// domain dominated its cost.
-let previous2 = new Int32Array(64);
-let previous = new Int32Array(64);
-let current = new Int32Array(64);
-
-/** Optimal string alignment distance (Damerau-Levenshtein with adjacent transpositions), capped for speed. */
-export function editDistance(a: string, b: string, options: { cap?: number } = {}): number {
-  const { cap = 3 } = options;
-  if (Math.abs(a.length - b.length) > cap) return cap + 1;
-  if (b.length + 1 > current.length) {
-    previous2 = new Int32Array(b.length + 1);
-    previous = new Int32Array(b.length + 1);
-    current = new Int32Array(b.length + 1);
-  }
-  for (let j = 0; j <= b.length; j++) previous[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    current[0] = i;
-    let rowMin = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
-      let d = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-      if (i > 1 && j > 1 && a.charCodeAt(i - 1) === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1)) {
-        d = Math.min(d, previous2[j - 2]! + 1);
-      }
-      current[j] = d;
-      if (d < rowMin) rowMin = d;
-    }
-    // Every later row is at least this row's minimum: past the cap, the answer is only "too far".
-    if (rowMin > cap) return cap + 1;
-    [previous2, previous, current] = [previous, current, previous2];
-  }
-  return previous[b.length]!;
+/** Popular domains by everything before their TLD (hotmail → hotmail.com, hotmail.fr), list order kept. */
+const POPULAR_BY_HEAD = new Map<string, string[]>();
+for (const domain of POPULAR_DOMAINS) {
+  const head = domain.slice(0, domain.lastIndexOf("."));
+  POPULAR_BY_HEAD.set(head, [...(POPULAR_BY_HEAD.get(head) ?? []), domain]);
 }
 
 // Short popular domains (me.com, sfr.fr) sit one slip away from many real domains (be.com, sfe.fr): only their
-// TLD slips are corrected. Longer ones tolerate one slip, very long ones two.
+// TLD slips and the listed domain_slips are corrected. Longer ones tolerate one slip, very long ones two.
 function allowedDistance(candidate: string): number {
   const label = candidate.slice(0, candidate.indexOf("."));
   if (label.length < 5) return 0;
   return candidate.length >= 13 ? 2 : 1;
 }
 
-const FUZZY_CANDIDATES = POPULAR_DOMAINS.map((candidate) => ({ candidate, allowed: allowedDistance(candidate) })).filter(
-  (c) => c.allowed > 0,
-);
+const FUZZY_CANDIDATES = POPULAR_DOMAINS.map((candidate) => ({
+  candidate,
+  allowed: allowedDistance(candidate),
+})).filter((c) => c.allowed > 0);
+
+/** The one common TLD a single edit away from an undelegated TLD (ifno → info), or null when none or several are. */
+function nearestCommonTld(tld: string): string | null {
+  const near = COMMON_TLDS.filter((t) => editDistance(tld, t, { cap: 1 }) <= 1);
+  return near.length === 1 ? near[0]! : null;
+}
+
+/** Of several domains, the one whose TLD is nearest to `tld` (list order on a tie). */
+function nearestByTld(candidates: readonly string[], tld: string): string {
+  let best = candidates[0]!;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    const d = editDistance(tld, candidate.slice(candidate.lastIndexOf(".") + 1), { cap: 8 });
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
 
 /** The corrected domain, or null when the domain is fine or no correction is clear. Pure. */
 export function suggestDomain(domain: string): string | null {
+  // A stray leading character (the syntax check lets exactly one through, see STRAY there): the user meant the rest,
+  // so there is always a suggestion, itself corrected when it needs to be (mailcheck: test@#gmail.com → gmail.com).
+  if (/^[^a-z0-9]/.test(domain)) {
+    const rest = domain.slice(1);
+    return suggestDomain(rest) ?? rest;
+  }
   if (PROTECTED.has(domain)) return null;
-  let fixed = domain;
   const dot = domain.lastIndexOf(".");
-  const tldFix = TLD_SLIPS.get(domain.slice(dot + 1));
-  if (tldFix !== undefined) fixed = `${domain.slice(0, dot)}.${tldFix}`;
+  const head = domain.slice(0, dot);
+  const tld = domain.slice(dot + 1);
+  const kind = tldKind(tld);
+  // Special-use names are written on purpose (RFC 6761 §6: staging and test set-ups): never "corrected".
+  if (kind === "special_resolved" || kind === "never_resolves") return null;
+
+  const listed = DOMAIN_SLIPS.get(domain);
+  if (listed !== undefined) return listed;
+  // gmail.fr, gmail.edd, gmail.co.uk: the provider's name right before a public suffix (never a subdomain such as
+  // gmail.acme.com, which is someone else's).
+  const parts = parseDomain(domain, { allowPrivateDomains: false });
+  const single =
+    parts.subdomain === "" && parts.domainWithoutSuffix ? SINGLE_DOMAIN.get(parts.domainWithoutSuffix) : undefined;
+  if (single !== undefined) return single;
+  // A popular provider's name before a TLD that does not exist (wanadoo.ff, comcast.nry): that provider's domain
+  // with the nearest TLD (hotmail.ff → hotmail.fr rather than hotmail.com). Names under 5 letters are left to the
+  // TLD repair below: mail.ff is more likely mail.fr than mail.ru.
+  const sameHead = kind === "undelegated" && head.length >= 5 ? POPULAR_BY_HEAD.get(head) : undefined;
+  if (sameHead !== undefined) return nearestByTld(sameHead, tld);
+
+  let fixed = domain;
+  const tldFix = TLD_SLIPS.get(tld) ?? (kind === "undelegated" ? nearestCommonTld(tld) : null);
+  if (tldFix != null) fixed = `${head}.${tldFix}`;
   if (POPULAR.has(fixed)) return fixed;
   let best: string | null = null;
   let bestDistance = Infinity;

@@ -1,6 +1,7 @@
 // The DNS boundary of the engine. Checks never import node:dns: they get an MxResolver, so tests can pass a fake
 // one or point the default one at a local dnsmasq.
 import { Resolver } from "node:dns/promises";
+import { deadline } from "../../async/deadline.ts";
 import { DnsError, type DnsErrorCode } from "../errors.ts";
 
 export interface MxRecord {
@@ -45,7 +46,8 @@ export interface DnsResolverOptions {
  *  cancels only that lookup. */
 export function createDnsResolver(options: DnsResolverOptions): MxResolver {
   const { servers, timeoutMs } = options;
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new RangeError("Cannot create resolver: timeoutMs must be a positive integer");
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
+    throw new RangeError("Cannot create resolver: timeoutMs must be a positive integer");
   const tries = 2;
   const perTry = Math.max(50, Math.floor(timeoutMs / tries));
 
@@ -53,14 +55,17 @@ export function createDnsResolver(options: DnsResolverOptions): MxResolver {
     if (signal.aborted) throw new DnsError("DNS_TIMEOUT", `Cannot resolve ${name}: aborted`, { cause: signal.reason });
     const resolver = new Resolver({ timeout: perTry, tries });
     if (servers.length > 0) resolver.setServers([...servers]);
+    // c-ares has its own per-try timer; ours is the hard bound over every try, and carries the caller's signal.
+    const limit = deadline(timeoutMs, { parents: [signal], what: `resolve ${name}` });
     const onAbort = () => resolver.cancel();
-    signal.addEventListener("abort", onAbort, { once: true });
+    limit.signal.addEventListener("abort", onAbort, { once: true });
     try {
       return await query(resolver);
     } catch (error) {
       throw toDnsError(error, name);
     } finally {
-      signal.removeEventListener("abort", onAbort);
+      limit.signal.removeEventListener("abort", onAbort);
+      limit.dispose();
     }
   }
 

@@ -1,6 +1,7 @@
 // Per-MX-host connection slots. At most `maxPerHost` connections to one MX host are open at any time (busy or idle),
 // so a bulk job never floods a mail exchanger, and idle connections can be handed to the next recipient of the same
 // host (verifyMany's connection reuse). A slot is a permit, with an idle session when one could be reused.
+import { deadline, isTimeoutReason } from "../../async/deadline.ts";
 import { SmtpError } from "../errors.ts";
 import type { SmtpConnection, SmtpTarget } from "./dialer.ts";
 
@@ -38,17 +39,22 @@ interface HostState {
 /** Sends QUIT and lets the server hang up first (bounded waits), then closes. Never throws. Waiting for the
  *  server's close keeps the per-host limit true from the server's side too, not only from ours. */
 export async function quit(session: SmtpSession): Promise<void> {
+  const limit = deadline(QUIT_WAIT_MS, { what: "QUIT" });
   try {
     if (!session.conn.closed) {
-      await session.conn.command("QUIT", { signal: AbortSignal.timeout(1000) });
-      await session.conn.waitClosed(1000);
+      await session.conn.command("QUIT", { signal: limit.signal });
+      await session.conn.waitClosed(QUIT_WAIT_MS);
     }
   } catch {
     // The server may hang up first; QUIT is a courtesy.
   } finally {
+    limit.dispose();
     session.conn.close();
   }
 }
+
+/** How long QUIT waits for its reply, then for the server to hang up. */
+const QUIT_WAIT_MS = 1000;
 
 export interface SmtpPoolOptions {
   maxPerHost: number;
@@ -70,7 +76,7 @@ export function createSmtpPool(options: SmtpPoolOptions): SmtpPool {
     return state;
   }
 
-  function retire(state: HostState, session: SmtpSession): Promise<void> {
+  function retire(_state: HostState, session: SmtpSession): Promise<void> {
     const done = quit(session);
     closing.add(done);
     return done.finally(() => closing.delete(done));
@@ -144,8 +150,14 @@ export function createSmtpPool(options: SmtpPoolOptions): SmtpPool {
         const onAbort = () => {
           const at = state.waiters.indexOf(waiter);
           if (at >= 0) state.waiters.splice(at, 1);
-          const timeout = (signal.reason as { name?: string } | undefined)?.name === "TimeoutError";
-          reject(new SmtpError(timeout ? "SMTP_TIMEOUT" : "SMTP_ABORTED", `Cannot probe ${host}: no free connection in time`, { cause: signal.reason }));
+          const timeout = isTimeoutReason(signal.reason);
+          reject(
+            new SmtpError(
+              timeout ? "SMTP_TIMEOUT" : "SMTP_ABORTED",
+              `Cannot probe ${host}: no free connection in time`,
+              { cause: signal.reason },
+            ),
+          );
         };
         if (signal.aborted) return onAbort();
         signal.addEventListener("abort", onAbort, { once: true });

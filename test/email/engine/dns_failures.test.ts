@@ -16,7 +16,10 @@ const { createServer, Packet } = require("dns2") as {
   Packet: { createResponseFromRequest(request: unknown): { header: { rcode: number } } };
 };
 
-for (const [name, rcode] of [["SERVFAIL", 2], ["REFUSED", 5]] as const) {
+for (const [name, rcode] of [
+  ["SERVFAIL", 2],
+  ["REFUSED", 5],
+] as const) {
   test(`verify() answers probe_unavailable when the DNS server answers ${name}`, async (t) => {
     const server = createServer({
       udp: true,

@@ -33,7 +33,16 @@ test("verify() answers deliverable with every check pass and every flag false", 
   assert.equal(r.verdict, "deliverable");
   assert.deepEqual(r.reasons, []);
   assert.deepEqual(r.flags, { disposable: false, role: false, catch_all: false });
-  assert.deepEqual(Object.keys(r.checks), ["syntax", "provider_rules", "typo", "disposable", "role", "mx", "smtp", "catch_all"]);
+  assert.deepEqual(Object.keys(r.checks), [
+    "syntax",
+    "provider_rules",
+    "typo",
+    "disposable",
+    "role",
+    "mx",
+    "smtp",
+    "catch_all",
+  ]);
 });
 
 test("verify() probes the catch-all on the same connection after RSET", async () => {
@@ -67,7 +76,8 @@ test("verify() answers a typo with a suggestion and skips every later check", as
   assert.deepEqual(r.reasons, ["domain_typo"]);
   assert.equal(r.suggestion, "jane@hotmail.fr");
   assert.equal(r.checks.typo, "fail");
-  for (const name of ["disposable", "role", "mx", "smtp", "catch_all"] as const) assert.equal(r.checks[name], "skipped");
+  for (const name of ["disposable", "role", "mx", "smtp", "catch_all"] as const)
+    assert.equal(r.checks[name], "skipped");
   assert.equal(dialer.connections.length, 0);
 });
 
@@ -81,10 +91,23 @@ test("verify() settles a disposable domain as risky with no network", async () =
 
 test("verify() reports a fault of its own as probe_unavailable and logs no full address", async () => {
   const lines: string[] = [];
-  const broken: MxResolver = { resolveMx: async () => { throw new TypeError("boom"); }, resolveAddresses: async () => [] };
-  const throwing = { ...broken, resolveMx: () => { throw new TypeError("boom"); } } as unknown as MxResolver;
+  const broken: MxResolver = {
+    resolveMx: async () => {
+      throw new TypeError("boom");
+    },
+    resolveAddresses: async () => [],
+  };
+  const throwing = {
+    ...broken,
+    resolveMx: () => {
+      throw new TypeError("boom");
+    },
+  } as unknown as MxResolver;
   for (const r of [broken, throwing]) {
-    const engine = createEmailEngine(config, { resolver: r, log: createLogger({ level: "debug", write: (l) => lines.push(l) }) });
+    const engine = createEmailEngine(config, {
+      resolver: r,
+      log: createLogger({ level: "debug", write: (l) => lines.push(l) }),
+    });
     const result = await engine.verify("jane@example.com");
     assert.equal(result.verdict, "unknown");
     assert.ok(result.reasons.includes("probe_unavailable"), JSON.stringify(result));
@@ -96,7 +119,11 @@ test("verifyMany() calls onResult once per address, in any order, with every add
   const { engine } = setup();
   const emails = ["jane@example.com", "bob@example.com", "not-an-email", "x@catchall.fr", "y@catchall.fr"];
   const seen: string[] = [];
-  await engine.verifyMany(emails, { onResult: (r) => { seen.push(r.email); } });
+  await engine.verifyMany(emails, {
+    onResult: (r) => {
+      seen.push(r.email);
+    },
+  });
   assert.deepEqual([...seen].sort(), [...emails].sort());
 });
 
@@ -105,14 +132,17 @@ test("verifyMany() rejects with the caller's reason once every worker has stoppe
   const controller = new AbortController();
   const calls: string[] = [];
   let settled = false;
-  const pending = engine.verifyMany(Array.from({ length: 50 }, (_, i) => `jane${i}@example.com`), {
-    signal: controller.signal,
-    onResult: (r) => {
-      assert.equal(settled, false, "onResult after verifyMany settled");
-      calls.push(r.email);
-      if (calls.length === 3) controller.abort(new Error("stopping"));
+  const pending = engine.verifyMany(
+    Array.from({ length: 50 }, (_, i) => `jane${i}@example.com`),
+    {
+      signal: controller.signal,
+      onResult: (r) => {
+        assert.equal(settled, false, "onResult after verifyMany settled");
+        calls.push(r.email);
+        if (calls.length === 3) controller.abort(new Error("stopping"));
+      },
     },
-  });
+  );
   await assert.rejects(pending, /stopping/);
   settled = true;
   await new Promise((r) => setTimeout(r, 20));

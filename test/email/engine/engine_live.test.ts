@@ -3,22 +3,42 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { loadConfig, type Config } from "../../../src/config.ts";
-import { createEmailEngine, type CreateEmailEngineOptions, type EmailEngine, type EmailResult } from "../../../src/email/engine.ts";
+import {
+  createEmailEngine,
+  type CreateEmailEngineOptions,
+  type EmailEngine,
+  type EmailResult,
+} from "../../../src/email/engine.ts";
 import type { EmailReason, EmailVerification } from "../../../src/email/types.ts";
-import { REASON_VERDICT } from "../../../src/email/verdict.ts";
+import { REASON_VERDICT } from "../../../src/email/vocabulary.ts";
 import { createLogger } from "../../../src/log.ts";
 import {
-  DNSMASQ_MISSING, findDnsmasq, REPLIES, startDnsmasq, startSilentDns, startSmtpPeer, type Dnsmasq, type SmtpPeer,
+  DNSMASQ_MISSING,
+  findDnsmasq,
+  REPLIES,
+  startDnsmasq,
+  startSilentDns,
+  startSmtpPeer,
+  type Dnsmasq,
+  type SmtpPeer,
 } from "../peers.ts";
 
 const skip =
-  findDnsmasq() === null ? DNSMASQ_MISSING
-  : process.getuid?.() !== 0 ? "SMTP peers bind 127.0.3.x:25, which needs root: live email tests skipped"
-  : false;
+  findDnsmasq() === null
+    ? DNSMASQ_MISSING
+    : process.getuid?.() !== 0
+      ? "SMTP peers bind 127.0.3.x:25, which needs root: live email tests skipped"
+      : false;
 const Z = "vrai-peers.net";
 const IP = {
-  ok: "127.0.3.10", catchAll: "127.0.3.11", silent: "127.0.3.12", drop: "127.0.3.13", closed: "127.0.3.14",
-  blocked: "127.0.3.15", bulk: "127.0.3.16", bulkAll: "127.0.3.17",
+  ok: "127.0.3.10",
+  catchAll: "127.0.3.11",
+  silent: "127.0.3.12",
+  drop: "127.0.3.13",
+  closed: "127.0.3.14",
+  blocked: "127.0.3.15",
+  bulk: "127.0.3.16",
+  bulkAll: "127.0.3.17",
 };
 
 let dns: Dnsmasq;
@@ -57,17 +77,32 @@ function expectAnswer(result: EmailVerification, expected: { verdict: string; re
 
 before(async () => {
   if (skip) return;
-  const mx = (name: string, ip: string, priority = 10, exchange = `mx.${name}.${Z}`) => ({ domain: `${name}.${Z}`, exchange, priority, ip });
+  const mx = (name: string, ip: string, priority = 10, exchange = `mx.${name}.${Z}`) => ({
+    domain: `${name}.${Z}`,
+    exchange,
+    priority,
+    ip,
+  });
   const records = [
-    mx("ok", IP.ok), mx("catchall", IP.catchAll), mx("silent", IP.silent), mx("drop", IP.drop),
-    mx("closed", IP.closed), mx("blocked", IP.blocked), mx("bulk", IP.bulk), mx("bulkall", IP.bulkAll),
-    mx("backup", IP.closed, 10, `mx1.backup.${Z}`), mx("backup", IP.ok, 20, `mx2.backup.${Z}`),
+    mx("ok", IP.ok),
+    mx("catchall", IP.catchAll),
+    mx("silent", IP.silent),
+    mx("drop", IP.drop),
+    mx("closed", IP.closed),
+    mx("blocked", IP.blocked),
+    mx("bulk", IP.bulk),
+    mx("bulkall", IP.bulkAll),
+    mx("backup", IP.closed, 10, `mx1.backup.${Z}`),
+    mx("backup", IP.ok, 20, `mx2.backup.${Z}`),
     mx("private", "10.255.255.1"),
   ];
   dns = await startDnsmasq({
     zones: [Z],
     mx: records.map(({ domain, exchange, priority }) => ({ domain, exchange, priority })),
-    hosts: [...records.map((r) => ({ name: r.exchange, address: r.ip })), { name: `nomx.${Z}`, address: "127.0.3.200" }],
+    hosts: [
+      ...records.map((r) => ({ name: r.exchange, address: r.ip })),
+      { name: `nomx.${Z}`, address: "127.0.3.200" },
+    ],
     nullMx: [`nullmx.${Z}`],
   });
   stops.push(() => dns.stop());
@@ -89,7 +124,8 @@ before(async () => {
   peers.bulk = await startSmtpPeer({
     host: IP.bulk,
     mailboxes: Array.from({ length: 40 }, (_, i) => `u${i}`),
-    onRcpt: (address, peer) => (address.startsWith("grey") ? (peer.seen(address) === 1 ? REPLIES.greylisted : null) : undefined),
+    onRcpt: (address, peer) =>
+      address.startsWith("grey") ? (peer.seen(address) === 1 ? REPLIES.greylisted : null) : undefined,
   });
   peers.bulkAll = await startSmtpPeer({ host: IP.bulkAll, mailboxes: ["*"] });
   for (const p of Object.values(peers)) stops.push(() => p.stop());
@@ -104,7 +140,10 @@ describe("verify() over real sockets", { skip }, () => {
   test("verify() answers deliverable with all eight checks pass for an existing mailbox", async () => {
     const r = await engine().verify(`alice@ok.${Z}`);
     expectAnswer(r, { verdict: "deliverable", reasons: [] });
-    assert.ok(Object.values(r.checks).every((s) => s === "pass"), JSON.stringify(r.checks));
+    assert.ok(
+      Object.values(r.checks).every((s) => s === "pass"),
+      JSON.stringify(r.checks),
+    );
     assert.deepEqual(r.flags, { disposable: false, role: false, catch_all: false });
     assert.equal(r.suggestion, null);
     assert.ok(Number.isInteger(r.duration_ms));
@@ -191,7 +230,10 @@ describe("verify() over real sockets", { skip }, () => {
   });
 
   test("verify() answers domain_does_not_resolve for a name that does not exist", async () => {
-    expectAnswer(await engine().verify(`jane@nowhere.${Z}`), { verdict: "undeliverable", reasons: ["domain_does_not_resolve"] });
+    expectAnswer(await engine().verify(`jane@nowhere.${Z}`), {
+      verdict: "undeliverable",
+      reasons: ["domain_does_not_resolve"],
+    });
   });
 
   test("verify() answers probe_timeout when the DNS server never answers", async () => {
@@ -228,7 +270,9 @@ describe("verify() over real sockets", { skip }, () => {
 
   test("verify() rejects with the caller's reason when the caller aborts", async () => {
     const controller = new AbortController();
-    const pending = engine({ probeTimeoutMs: 5000, emailDeadlineMs: 5000 }).verify(`jane@silent.${Z}`, { signal: controller.signal });
+    const pending = engine({ probeTimeoutMs: 5000, emailDeadlineMs: 5000 }).verify(`jane@silent.${Z}`, {
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(new Error("client went away")), 100);
     await assert.rejects(pending, /client went away/);
   });
@@ -236,14 +280,28 @@ describe("verify() over real sockets", { skip }, () => {
   const settled: Array<[string, string, EmailReason, string | null]> = [
     ["not an address", "not-an-address", "invalid_syntax", null],
     ["a local part over 64 octets", `${"a".repeat(65)}@ok.${Z}`, "local_part_too_long", null],
-    ["a domain over 253 characters", `jane@${Array.from({ length: 5 }, () => "a".repeat(60)).join(".")}.net`, "domain_too_long", null],
+    [
+      "a domain over 253 characters",
+      `jane@${Array.from({ length: 5 }, () => "a".repeat(60)).join(".")}.net`,
+      "domain_too_long",
+      null,
+    ],
     ["a Gmail username under 6 characters", "jo@gmail.com", "provider_rule_violation", null],
     ["a slip of gmail.com", "jane.doe@gmial.com", "domain_typo", "jane.doe@gmail.com"],
   ];
   for (const [what, input, reason, suggestion] of settled) {
     test(`verify() answers undeliverable ${reason} for ${what} without a DNS query`, async () => {
       let queries = 0;
-      const counting = { resolveMx: async () => { queries++; return []; }, resolveAddresses: async () => { queries++; return []; } };
+      const counting = {
+        resolveMx: async () => {
+          queries++;
+          return [];
+        },
+        resolveAddresses: async () => {
+          queries++;
+          return [];
+        },
+      };
       const r = await engine({}, { resolver: counting }).verify(input);
       expectAnswer(r, { verdict: "undeliverable", reasons: [reason] });
       assert.equal(r.suggestion, suggestion);
@@ -276,7 +334,12 @@ describe("verify() over real sockets", { skip }, () => {
 describe("verifyMany() over real sockets", { skip }, () => {
   async function many(e: EmailEngine, emails: string[], reuseConnections?: boolean): Promise<EmailResult[]> {
     const results: EmailResult[] = [];
-    await e.verifyMany(emails, { reuseConnections, onResult: (r) => { results.push(r); } });
+    await e.verifyMany(emails, {
+      reuseConnections,
+      onResult: (r) => {
+        results.push(r);
+      },
+    });
     return results;
   }
 
@@ -286,14 +349,21 @@ describe("verifyMany() over real sockets", { skip }, () => {
     const emails = Array.from({ length: 12 }, (_, i) => `u${i}@bulk.${Z}`);
     const results = await many(e, emails);
     assert.equal(results.length, 12);
-    assert.ok(results.every((r) => r.verdict === "deliverable"), JSON.stringify(results.filter((r) => r.verdict !== "deliverable")));
+    assert.ok(
+      results.every((r) => r.verdict === "deliverable"),
+      JSON.stringify(results.filter((r) => r.verdict !== "deliverable")),
+    );
     assert.ok(peers.bulk!.connections - before <= 2, `opened ${peers.bulk!.connections - before}`);
     assert.equal(e.stats().smtpConnections, peers.bulk!.connections - before);
   });
 
   test("verifyMany() opens a connection per address when reuseConnections is false", async () => {
     const before = peers.bulk!.connections;
-    const results = await many(engine({}, { maxConnectionsPerMx: 2 }), Array.from({ length: 6 }, (_, i) => `u${i}@bulk.${Z}`), false);
+    const results = await many(
+      engine({}, { maxConnectionsPerMx: 2 }),
+      Array.from({ length: 6 }, (_, i) => `u${i}@bulk.${Z}`),
+      false,
+    );
     assert.equal(results.length, 6);
     assert.ok(peers.bulk!.connections - before >= 6, `opened ${peers.bulk!.connections - before}`);
   });
@@ -307,7 +377,11 @@ describe("verifyMany() over real sockets", { skip }, () => {
       resolveAddresses: async () => ["127.0.3.18"],
     };
     const limited = engine({}, { maxConnectionsPerMx: 2, concurrency: 10, resolver });
-    await many(limited, Array.from({ length: 10 }, (_, i) => `u${i}@limit-${i}.fr`), false);
+    await many(
+      limited,
+      Array.from({ length: 10 }, (_, i) => `u${i}@limit-${i}.fr`),
+      false,
+    );
     assert.ok(peer.connections >= 10);
     assert.ok(peer.maxConcurrent <= 2, `max concurrent ${peer.maxConcurrent}`);
   });
@@ -315,8 +389,14 @@ describe("verifyMany() over real sockets", { skip }, () => {
   test("verifyMany() probes a catch-all domain once for the whole chunk", async () => {
     let n = 0;
     const e = engine({}, { randomLocal: () => `random-probe-${n++}` });
-    const results = await many(e, Array.from({ length: 8 }, (_, i) => `person${i}@bulkall.${Z}`));
-    assert.ok(results.every((r) => r.verdict === "unknown" && r.reasons.includes("catch_all_domain")), JSON.stringify(results));
+    const results = await many(
+      e,
+      Array.from({ length: 8 }, (_, i) => `person${i}@bulkall.${Z}`),
+    );
+    assert.ok(
+      results.every((r) => r.verdict === "unknown" && r.reasons.includes("catch_all_domain")),
+      JSON.stringify(results),
+    );
     assert.equal(peers.bulkAll!.recipients.filter((r) => r.startsWith("random-probe-")).length, 1);
   });
 
@@ -331,5 +411,8 @@ describe("verifyMany() over real sockets", { skip }, () => {
 
 test("every reason of the spec's Reason enumeration was produced by a test of this file", { skip }, () => {
   const all = Object.keys(REASON_VERDICT) as EmailReason[];
-  assert.deepEqual(all.filter((r) => !produced.has(r)), []);
+  assert.deepEqual(
+    all.filter((r) => !produced.has(r)),
+    [],
+  );
 });

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { EmailReason, Verdict } from "../../../src/email/types.ts";
-import { REASON_VERDICT, verdict } from "../../../src/email/verdict.ts";
+import { verdict } from "../../../src/email/verdict.ts";
+import { REASON_VERDICT } from "../../../src/email/vocabulary.ts";
 
 const cases: Array<[EmailReason[], Verdict]> = [
   [[], "deliverable"],
@@ -20,9 +21,18 @@ for (const [reasons, expected] of cases) {
   });
 }
 
-test("verdict() maps every reason of DECISIONS §4 to its verdict", () => {
+test("verdict() maps every reason of docs/contract.md §4 to its verdict", () => {
   const expected: Record<Verdict, EmailReason[]> = {
-    undeliverable: ["invalid_syntax", "local_part_too_long", "domain_too_long", "provider_rule_violation", "domain_typo", "no_mx_record", "domain_does_not_resolve", "mailbox_not_found"],
+    undeliverable: [
+      "invalid_syntax",
+      "local_part_too_long",
+      "domain_too_long",
+      "provider_rule_violation",
+      "domain_typo",
+      "no_mx_record",
+      "domain_does_not_resolve",
+      "mailbox_not_found",
+    ],
     risky: ["disposable_domain", "role_address", "mailbox_full"],
     unknown: ["catch_all_domain", "greylisted", "probe_timeout", "probe_unavailable"],
     deliverable: [],

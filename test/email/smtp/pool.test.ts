@@ -7,10 +7,18 @@ import { parseReply } from "../../../src/email/smtp/reply.ts";
 function fakeSession(log: string[], name: string): SmtpSession {
   let closed = false;
   const conn: SmtpConnection = {
-    get closed() { return closed; },
+    get closed() {
+      return closed;
+    },
     read: async () => parseReply(["220 hi"])!,
-    command: async (line) => { log.push(`${name}:${line}`); return parseReply(["221 bye"])!; },
-    close: () => { if (!closed) log.push(`${name}:closed`); closed = true; },
+    command: async (line) => {
+      log.push(`${name}:${line}`);
+      return parseReply(["221 bye"])!;
+    },
+    close: () => {
+      if (!closed) log.push(`${name}:closed`);
+      closed = true;
+    },
     waitClosed: async () => {},
   };
   return { conn, target: { host: "mx", address: "93.184.216.34", port: 25 }, smtpUtf8: false };

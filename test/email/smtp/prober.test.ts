@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { silentLogger } from "../../../src/log.ts";
 import { parseCidr } from "../../../src/email/net/cidr.ts";
 import { createSmtpPool } from "../../../src/email/smtp/pool.ts";
-import { createSmtpProber } from "../../../src/email/smtp/prober.ts";
+import { createSmtpProber, type ProbeOptions } from "../../../src/email/smtp/prober.ts";
 import type { MxHost } from "../../../src/email/types.ts";
 import { createFakeDialer, type Responder } from "../fake_dialer.ts";
 
@@ -13,15 +13,25 @@ function setup(respond: Responder, options: { banner?: string; maxPerHost?: numb
   const dialer = createFakeDialer({ respond, banner: options.banner });
   const pool = createSmtpPool({ maxPerHost: options.maxPerHost ?? 2 });
   const prober = createSmtpProber({
-    dialer, pool, port: 25, heloName: "probe.example", mailFrom: "verify@probe.example",
-    probeTimeoutMs: 1000, allow: [], log: silentLogger,
+    dialer,
+    pool,
+    port: 25,
+    heloName: "probe.example",
+    mailFrom: "verify@probe.example",
+    probeTimeoutMs: 1000,
+    allow: [],
+    log: silentLogger,
   });
   return { dialer, pool, prober };
 }
 
-const ok: Responder = (line) => (line.startsWith("RCPT") && line.includes("nobody") ? "550 5.1.1 User unknown" : "250 ok");
-const opts = (extra: Partial<{ reuse: boolean; hold: boolean; utf8: boolean }> = {}) => ({
-  signal: new AbortController().signal, reuse: false, hold: false, utf8: false, ...extra,
+const ok: Responder = (line) =>
+  line.startsWith("RCPT") && line.includes("nobody") ? "550 5.1.1 User unknown" : "250 ok";
+const opts = (extra: Partial<ProbeOptions> = {}): ProbeOptions => ({
+  signal: new AbortController().signal,
+  reuse: false,
+  utf8: false,
+  ...extra,
 });
 
 test("probe() speaks EHLO, MAIL FROM, RCPT TO and QUIT in that order", async () => {
@@ -29,11 +39,18 @@ test("probe() speaks EHLO, MAIL FROM, RCPT TO and QUIT in that order", async () 
   const { outcome } = await prober.probe(HOSTS, "jane@d.fr", opts());
   assert.equal(outcome.kind === "reply" && outcome.category, "accepted");
   await new Promise((r) => setTimeout(r, 10));
-  assert.deepEqual(dialer.connections[0]!.commands, ["EHLO probe.example", "MAIL FROM:<verify@probe.example>", "RCPT TO:<jane@d.fr>", "QUIT"]);
+  assert.deepEqual(dialer.connections[0]!.commands, [
+    "EHLO probe.example",
+    "MAIL FROM:<verify@probe.example>",
+    "RCPT TO:<jane@d.fr>",
+    "QUIT",
+  ]);
 });
 
 test("probe() falls back to HELO when EHLO is refused", async () => {
-  const { dialer, prober } = setup((line) => (line.startsWith("EHLO") ? "502 5.5.1 Command not implemented" : "250 ok"));
+  const { dialer, prober } = setup((line) =>
+    line.startsWith("EHLO") ? "502 5.5.1 Command not implemented" : "250 ok",
+  );
   const { outcome } = await prober.probe(HOSTS, "jane@d.fr", opts());
   assert.equal(outcome.kind === "reply" && outcome.category, "accepted");
   assert.deepEqual(dialer.connections[0]!.commands.slice(0, 2), ["EHLO probe.example", "HELO probe.example"]);
@@ -60,8 +77,14 @@ test("probe() tries the next MX host when the first refuses at the banner", asyn
   ];
   const dialer = createFakeDialer({ respond: ok, refuse: (t) => t.host === "mx1.d.fr" });
   const prober = createSmtpProber({
-    dialer, pool: createSmtpPool({ maxPerHost: 1 }), port: 25, heloName: "h", mailFrom: "f@h.example",
-    probeTimeoutMs: 1000, allow: [], log: silentLogger,
+    dialer,
+    pool: createSmtpPool({ maxPerHost: 1 }),
+    port: 25,
+    heloName: "h",
+    mailFrom: "f@h.example",
+    probeTimeoutMs: 1000,
+    allow: [],
+    log: silentLogger,
   });
   const { outcome } = await prober.probe(hosts, "jane@d.fr", opts());
   assert.equal(outcome.kind === "reply" && outcome.host, "mx2.d.fr");
@@ -70,11 +93,20 @@ test("probe() tries the next MX host when the first refuses at the banner", asyn
 test("probe() refuses an MX host on a private address unless its range is allowed", async () => {
   const hosts: MxHost[] = [{ exchange: "mx.d.fr", priority: 10, addresses: ["10.0.0.5"] }];
   const { dialer, prober } = setup(ok);
-  assert.deepEqual((await prober.probe(hosts, "jane@d.fr", opts())).outcome, { kind: "unavailable", why: "target refused" });
+  assert.deepEqual((await prober.probe(hosts, "jane@d.fr", opts())).outcome, {
+    kind: "unavailable",
+    why: "target refused",
+  });
   assert.equal(dialer.connections.length, 0);
   const allowed = createSmtpProber({
-    dialer, pool: createSmtpPool({ maxPerHost: 1 }), port: 25, heloName: "h", mailFrom: "f@h.example",
-    probeTimeoutMs: 1000, allow: [parseCidr("10.0.0.0/8")], log: silentLogger,
+    dialer,
+    pool: createSmtpPool({ maxPerHost: 1 }),
+    port: 25,
+    heloName: "h",
+    mailFrom: "f@h.example",
+    probeTimeoutMs: 1000,
+    allow: [parseCidr("10.0.0.0/8")],
+    log: silentLogger,
   });
   assert.equal((await allowed.probe(hosts, "jane@d.fr", opts())).outcome.kind, "reply");
 });
@@ -84,7 +116,11 @@ test("probe() reuses an idle connection with RSET when reuse is on", async () =>
   await prober.probe(HOSTS, "a@d.fr", opts({ reuse: true }));
   await prober.probe(HOSTS, "b@d.fr", opts({ reuse: true }));
   assert.equal(dialer.connections.length, 1);
-  assert.deepEqual(dialer.connections[0]!.commands.slice(3), ["RSET", "MAIL FROM:<verify@probe.example>", "RCPT TO:<b@d.fr>"]);
+  assert.deepEqual(dialer.connections[0]!.commands.slice(3), [
+    "RSET",
+    "MAIL FROM:<verify@probe.example>",
+    "RCPT TO:<b@d.fr>",
+  ]);
   await pool.drain();
 });
 
@@ -99,7 +135,10 @@ test("probe() opens a new connection when the server refuses RSET", async () => 
 
 test("probe() opens a new connection when a reused one refuses more recipients", async () => {
   const { dialer, prober, pool } = setup(
-    (line, conn) => (line.startsWith("RCPT") && conn.commands.filter((c) => c.startsWith("RCPT")).length > 1 ? "452 4.5.3 Error: too many recipients" : "250 ok"),
+    (line, conn) =>
+      line.startsWith("RCPT") && conn.commands.filter((c) => c.startsWith("RCPT")).length > 1
+        ? "452 4.5.3 Error: too many recipients"
+        : "250 ok",
     { maxPerHost: 1 },
   );
   await prober.probe(HOSTS, "a@d.fr", opts({ reuse: true }));
@@ -109,15 +148,36 @@ test("probe() opens a new connection when a reused one refuses more recipients",
   await pool.drain();
 });
 
-test("probeAgain() asks a second recipient on the held connection after RSET", async () => {
+test("probe() asks the catch-all recipient on the accepting connection after RSET and returns both answers", async () => {
   const { dialer, prober } = setup(ok);
-  const first = await prober.probe(HOSTS, "jane@d.fr", opts({ hold: true }));
-  assert.ok(first.held !== null);
-  const again = await prober.probeAgain(first.held, "nobody@d.fr", { signal: new AbortController().signal, utf8: false });
-  assert.equal(again?.kind === "reply" && again.category, "mailbox_not_found");
-  prober.release(first.held, { keep: false });
+  const { outcome, catchAll } = await prober.probe(HOSTS, "jane@d.fr", opts({ catchAllRecipient: "nobody@d.fr" }));
+  assert.equal(outcome.kind === "reply" && outcome.category, "accepted");
+  assert.equal(catchAll?.kind === "reply" && catchAll.category, "mailbox_not_found");
+  await new Promise((r) => setTimeout(r, 10));
   assert.equal(dialer.connections.length, 1);
-  assert.ok(dialer.connections[0]!.commands.includes("RSET"));
+  assert.deepEqual(dialer.connections[0]!.commands.slice(2), [
+    "RCPT TO:<jane@d.fr>",
+    "RSET",
+    "MAIL FROM:<verify@probe.example>",
+    "RCPT TO:<nobody@d.fr>",
+    "QUIT",
+  ]);
+});
+
+test("probe() asks the catch-all recipient on a fresh connection when the server refuses RSET", async () => {
+  const { dialer, prober } = setup((line) => (line === "RSET" ? "502 5.5.1 no" : ok(line, { id: 0, commands: [] })));
+  const { catchAll } = await prober.probe(HOSTS, "jane@d.fr", opts({ catchAllRecipient: "nobody@d.fr" }));
+  assert.equal(catchAll?.kind === "reply" && catchAll.category, "mailbox_not_found");
+  assert.equal(dialer.connections.length, 2);
+  assert.ok(dialer.connections[1]!.commands.includes("RCPT TO:<nobody@d.fr>"));
+});
+
+test("probe() does not ask the catch-all recipient when the real one is refused", async () => {
+  const { dialer, prober } = setup(ok);
+  const { outcome, catchAll } = await prober.probe(HOSTS, "nobody@d.fr", opts({ catchAllRecipient: "random@d.fr" }));
+  assert.equal(outcome.kind === "reply" && outcome.category, "mailbox_not_found");
+  assert.equal(catchAll, null);
+  assert.ok(!dialer.connections.some((c) => c.commands.includes("RCPT TO:<random@d.fr>")));
 });
 
 test("the pool never opens more than maxPerHost connections to one MX host", async () => {
