@@ -26,7 +26,8 @@ export class Batcher {
 
   constructor(run: RunBatch, options: BatcherOptions = {}) {
     const { maxBatch = 32 } = options;
-    if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new RangeError(`Cannot batch addresses: maxBatch must be >= 1, got ${maxBatch}`);
+    if (!Number.isInteger(maxBatch) || maxBatch < 1)
+      throw new RangeError(`Cannot batch addresses: maxBatch must be >= 1, got ${maxBatch}`);
     this.#run = run;
     this.#maxBatch = maxBatch;
   }
@@ -65,8 +66,12 @@ export class Batcher {
     for (let i = 0; i < queue.length; i += this.#maxBatch) {
       const batch = queue.slice(i, i + this.#maxBatch);
       this.#run(batch.map((p) => p.input)).then(
-        (results) => batch.forEach((p, k) => p.resolve(results[k]!)),
-        (err: unknown) => batch.forEach((p) => p.reject(err)),
+        (results) => {
+          for (const [k, p] of batch.entries()) p.resolve(results[k]!);
+        },
+        (err: unknown) => {
+          for (const p of batch) p.reject(err);
+        },
       );
     }
   }

@@ -3,9 +3,10 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../log.ts";
-import { BanIndex, readIndexFile } from "./index/ban_index.ts";
+import { BanIndex } from "./index/ban_index.ts";
 import { indexFileName } from "./index/format.ts";
 import { importBan } from "./index/import.ts";
+import { readPackedFile } from "./packed_file.ts";
 
 export interface LoadedIndexes {
   buffers: SharedArrayBuffer[];
@@ -17,7 +18,7 @@ export interface LoadedIndexes {
 function usable(path: string): boolean {
   if (!existsSync(path)) return false;
   try {
-    new BanIndex(readIndexFile(path));
+    new BanIndex(readPackedFile(path));
     return true;
   } catch {
     return false;
@@ -57,10 +58,14 @@ export async function ensureIndexes(options: EnsureIndexOptions): Promise<Loaded
   }
   const buffers: SharedArrayBuffer[] = [];
   const loaded: string[] = [];
-  const files = existsSync(indexDir) ? readdirSync(indexDir).filter((f) => /^ban-[0-9AB]{2,3}\.idx$/.test(f)).sort() : [];
+  const files = existsSync(indexDir)
+    ? readdirSync(indexDir)
+        .filter((f) => /^ban-[0-9AB]{2,3}\.idx$/.test(f))
+        .sort()
+    : [];
   for (const f of files) {
     try {
-      const buffer = readIndexFile(join(indexDir, f));
+      const buffer = readPackedFile(join(indexDir, f));
       const index = new BanIndex(buffer);
       buffers.push(buffer);
       loaded.push(index.departement);

@@ -10,7 +10,8 @@ export interface MatchPoolOptions {
 /** Starts `threads` worker threads (tsx bootstrap, see workers/tsx_bootstrap.mjs). */
 export function createMatchPool(data: SharedMatcherData, options: MatchPoolOptions): Piscina {
   const { threads } = options;
-  if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`Cannot start address pool: threads must be >= 1, got ${threads}`);
+  if (!Number.isInteger(threads) || threads < 1)
+    throw new RangeError(`Cannot start address pool: threads must be >= 1, got ${threads}`);
   return new Piscina({
     filename: new URL("../../workers/tsx_bootstrap.mjs", import.meta.url).href,
     workerData: { entry: new URL("../../workers/match_address.ts", import.meta.url).href, ...data },

@@ -56,4 +56,3 @@ export async function createAddressService(config: Config, options: { log?: Logg
     },
   };
 }
-

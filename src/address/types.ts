@@ -1,4 +1,4 @@
-// The address contract shared with the HTTP layer (spec "AddressInput", "AddressVerification"; DECISIONS §4).
+// The address contract shared with the HTTP layer (spec "AddressInput", "AddressVerification"; docs/contract.md §4).
 
 export interface AddressInput {
   line?: string;
@@ -9,21 +9,9 @@ export interface AddressInput {
   country?: string;
 }
 
-export type AddressVerdict = "deliverable" | "corrected" | "incomplete" | "nonexistent" | "unknown";
+import type { AddressReason, AddressVerdict } from "./vocabulary.ts";
 
-export type AddressReason =
-  | "street_not_found"
-  | "house_number_out_of_range"
-  | "postcode_city_mismatch"
-  | "postcode_corrected"
-  | "city_corrected"
-  | "street_corrected"
-  | "missing_house_number"
-  | "missing_street"
-  | "missing_postcode"
-  | "missing_city"
-  | "country_not_covered"
-  | "postcode_not_covered";
+export type { AddressReason, AddressVerdict } from "./vocabulary.ts";
 
 export interface NormalizedAddress {
   house_number: string | null;

@@ -3,16 +3,27 @@ import { test } from "node:test";
 import { Batcher } from "../../src/address/batcher.ts";
 import type { AddressInput, AddressVerification } from "../../src/address/types.ts";
 
-const answer = (input: AddressInput): AddressVerification => ({ verdict: "unknown", reasons: [], normalized: null, duration_ms: Number(input.house_number) });
+const answer = (input: AddressInput): AddressVerification => ({
+  verdict: "unknown",
+  reasons: [],
+  normalized: null,
+  duration_ms: Number(input.house_number),
+});
 
 test("Batcher sends the calls of one event-loop turn together, in order, in batches of maxBatch", async () => {
   const batches: number[] = [];
-  const b = new Batcher(async (inputs) => {
-    batches.push(inputs.length);
-    return inputs.map(answer);
-  }, { maxBatch: 4 });
+  const b = new Batcher(
+    async (inputs) => {
+      batches.push(inputs.length);
+      return inputs.map(answer);
+    },
+    { maxBatch: 4 },
+  );
   const results = await Promise.all(Array.from({ length: 10 }, (_, i) => b.submit({ house_number: String(i) })));
-  assert.deepEqual(results.map((r) => r.duration_ms), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  assert.deepEqual(
+    results.map((r) => r.duration_ms),
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+  );
   assert.deepEqual(batches, [4, 4, 2]);
   await b.submit({ house_number: "1" });
   assert.deepEqual(batches, [4, 4, 2, 1]);
@@ -39,6 +50,9 @@ test("Batcher passes a failed batch's error to every call of it", async () => {
     throw new Error("pool down");
   });
   const all = await Promise.allSettled([b.submit({}), b.submit({})]);
-  assert.deepEqual(all.map((r) => r.status), ["rejected", "rejected"]);
+  assert.deepEqual(
+    all.map((r) => r.status),
+    ["rejected", "rejected"],
+  );
   assert.throws(() => new Batcher(async () => [], { maxBatch: 0 }), RangeError);
 });

@@ -7,8 +7,9 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { loadConfig, type Config } from "../../src/config.ts";
 import type { Logger } from "../../src/log.ts";
-import { BanIndex, readIndexFile } from "../../src/address/index/ban_index.ts";
+import { BanIndex } from "../../src/address/index/ban_index.ts";
 import { asciiBytes } from "../../src/address/index/format.ts";
+import { readPackedFile } from "../../src/address/packed_file.ts";
 import { createAddressService, type AddressService } from "../../src/address/service.ts";
 import type { AddressInput, AddressReason, AddressVerdict, AddressVerification } from "../../src/address/types.ts";
 
@@ -16,12 +17,20 @@ const PARIS = path.resolve("../shared/data/ban/adresses-75.csv.gz");
 const skip = existsSync(PARIS) ? false : `real Paris BAN file absent at ${PARIS}`;
 
 function config(dir: string, overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({}), banSource: path.dirname(PARIS), banIndexDir: dir, banDepartements: ["75"], workers: 2, ...overrides };
+  return {
+    ...loadConfig({}),
+    banSource: path.dirname(PARIS),
+    banIndexDir: dir,
+    banDepartements: ["75"],
+    workers: 2,
+    ...overrides,
+  };
 }
 
 function recorder(): Logger & { lines: Array<{ level: string; msg: string; fields?: Record<string, unknown> }> } {
   const lines: Array<{ level: string; msg: string; fields?: Record<string, unknown> }> = [];
-  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push({ level, msg, fields });
+  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
+    void lines.push({ level, msg, fields });
   return { lines, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 }
 
@@ -34,14 +43,18 @@ describe("address service on the Paris BAN file", { skip }, () => {
   before(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "vrai-address-"));
     service = await createAddressService(config(dir), { log });
-    index = new BanIndex(readIndexFile(path.join(dir, "ban-75.idx")));
+    index = new BanIndex(readPackedFile(path.join(dir, "ban-75.idx")));
   });
   after(async () => {
     await service?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const check = async (input: AddressInput, verdict: AddressVerdict, reasons: AddressReason[]): Promise<AddressVerification> => {
+  const check = async (
+    input: AddressInput,
+    verdict: AddressVerdict,
+    reasons: AddressReason[],
+  ): Promise<AddressVerification> => {
     const r = await service.verify(input);
     assert.equal(r.verdict, verdict, JSON.stringify(r));
     assert.deepEqual([...r.reasons].sort(), [...reasons].sort(), JSON.stringify(r));
@@ -59,14 +72,28 @@ describe("address service on the Paris BAN file", { skip }, () => {
 
   test("a listed address is deliverable, with BAN's display case and coordinates", async () => {
     const r = await check({ line: "150 rue de rivoli 75001 paris" }, "deliverable", []);
-    assert.deepEqual({ ...r.normalized, latitude: typeof r.normalized?.latitude, longitude: typeof r.normalized?.longitude }, {
-      house_number: "150", house_number_suffix: null, street: "Rue de Rivoli", postcode: "75001", city: "Paris",
-      country: "FR", line: "150 Rue de Rivoli, 75001 Paris", latitude: "number", longitude: "number",
-    });
+    assert.deepEqual(
+      { ...r.normalized, latitude: typeof r.normalized?.latitude, longitude: typeof r.normalized?.longitude },
+      {
+        house_number: "150",
+        house_number_suffix: null,
+        street: "Rue de Rivoli",
+        postcode: "75001",
+        city: "Paris",
+        country: "FR",
+        line: "150 Rue de Rivoli, 75001 Paris",
+        latitude: "number",
+        longitude: "number",
+      },
+    );
   });
 
   test("separate fields work like a line", async () => {
-    const r = await check({ house_number: "150", street: "Rue de Rivoli", postcode: "75001", city: "Paris", country: "FR" }, "deliverable", []);
+    const r = await check(
+      { house_number: "150", street: "Rue de Rivoli", postcode: "75001", city: "Paris", country: "FR" },
+      "deliverable",
+      [],
+    );
     assert.equal(r.normalized?.line, "150 Rue de Rivoli, 75001 Paris");
   });
 
@@ -85,9 +112,14 @@ describe("address service on the Paris BAN file", { skip }, () => {
         if (index.header.suffixes[index.ad.adSuffix[a]!] !== "b") continue;
         const [lo, hi] = index.numberRange(s, index.ad.adNumber[a]!);
         let plain = true;
-        for (let k = lo; k < hi; k++) if (!["", "b", "t", "q"].includes(index.header.suffixes[index.ad.adSuffix[k]!]!)) plain = false;
+        for (let k = lo; k < hi; k++)
+          if (!["", "b", "t", "q"].includes(index.header.suffixes[index.ad.adSuffix[k]!]!)) plain = false;
         if (!plain || !/^[A-Z]/.test(index.streetName(s))) continue;
-        found = { street: index.streetName(s), number: index.ad.adNumber[a]!, postcode: index.header.postcodes[index.ad.adPostcode[a]!]! };
+        found = {
+          street: index.streetName(s),
+          number: index.ad.adNumber[a]!,
+          postcode: index.header.postcodes[index.ad.adPostcode[a]!]!,
+        };
         break;
       }
     }
@@ -96,7 +128,9 @@ describe("address service on the Paris BAN file", { skip }, () => {
     assert.equal(r.normalized?.house_number_suffix, "bis");
     assert.equal(r.normalized?.line, `${found.number} bis ${found.street}, ${found.postcode} Paris`);
     await check({ line: `${found.number} B ${found.street} ${found.postcode} Paris` }, "deliverable", []);
-    await check({ line: `${found.number} quinquies ${found.street} ${found.postcode} Paris` }, "nonexistent", ["house_number_out_of_range"]);
+    await check({ line: `${found.number} quinquies ${found.street} ${found.postcode} Paris` }, "nonexistent", [
+      "house_number_out_of_range",
+    ]);
   });
 
   test("a number inside the range but not listed is deliverable, coordinates interpolated or null", async () => {
@@ -108,7 +142,11 @@ describe("address service on the Paris BAN file", { skip }, () => {
     for (let a = start; a < start + index.st.stAddrCount[s]!; a++) listed.add(index.ad.adNumber[a]!);
     const numbers = [...listed].sort((a, b) => a - b);
     let gap = 0;
-    for (let n = numbers[0]!; n < numbers.at(-1)!; n++) if (!listed.has(n) && listed.has(n - 2) && listed.has(n + 2)) { gap = n; break; }
+    for (let n = numbers[0]!; n < numbers.at(-1)!; n++)
+      if (!listed.has(n) && listed.has(n - 2) && listed.has(n + 2)) {
+        gap = n;
+        break;
+      }
     assert.ok(gap > 0);
     const r = await check({ line: `${gap} rue de Rivoli 75001 Paris` }, "deliverable", []);
     assert.equal(r.normalized?.house_number, String(gap));
@@ -137,7 +175,9 @@ describe("address service on the Paris BAN file", { skip }, () => {
   });
 
   test("a CEDEX postcode is replaced by the real one (postcode_corrected)", async () => {
-    const r = await check({ line: "20 avenue de Ségur TSA 30719 75334 Paris Cedex 07" }, "corrected", ["postcode_corrected"]);
+    const r = await check({ line: "20 avenue de Ségur TSA 30719 75334 Paris Cedex 07" }, "corrected", [
+      "postcode_corrected",
+    ]);
     assert.equal(r.normalized?.postcode, "75007");
   });
 
@@ -172,7 +212,9 @@ describe("address service on the Paris BAN file", { skip }, () => {
   });
 
   test("an invented street is nonexistent (street_not_found)", async () => {
-    const r = await check({ line: "12 rue des Zorglubs Imaginaires, 75001 Paris" }, "nonexistent", ["street_not_found"]);
+    const r = await check({ line: "12 rue des Zorglubs Imaginaires, 75001 Paris" }, "nonexistent", [
+      "street_not_found",
+    ]);
     assert.equal(r.normalized, null);
   });
 
@@ -183,8 +225,14 @@ describe("address service on the Paris BAN file", { skip }, () => {
   });
 
   test("a postcode and city that do not go together and no street to decide is nonexistent (postcode_city_mismatch)", async () => {
-    await check({ line: "12 rue des Zorglubs 75001 Paris 16" }, "nonexistent", ["postcode_city_mismatch", "street_not_found"]);
-    await check({ line: "12 rue des Zorglubs 75099 Paris" }, "nonexistent", ["postcode_city_mismatch", "street_not_found"]);
+    await check({ line: "12 rue des Zorglubs 75001 Paris 16" }, "nonexistent", [
+      "postcode_city_mismatch",
+      "street_not_found",
+    ]);
+    await check({ line: "12 rue des Zorglubs 75099 Paris" }, "nonexistent", [
+      "postcode_city_mismatch",
+      "street_not_found",
+    ]);
   });
 
   test("a country other than France is unknown (country_not_covered), any spelling", async () => {
@@ -202,7 +250,9 @@ describe("address service on the Paris BAN file", { skip }, () => {
   });
 
   test("verify() honours an aborted signal, and an abort does not cost a worker", async () => {
-    await assert.rejects(service.verify({ line: "150 rue de rivoli 75001 paris" }, { signal: AbortSignal.abort() }), { name: "AbortError" });
+    await assert.rejects(service.verify({ line: "150 rue de rivoli 75001 paris" }, { signal: AbortSignal.abort() }), {
+      name: "AbortError",
+    });
     const controller = new AbortController();
     const pending = service.verify({ line: "150 rue de rivoli 75001 paris" }, { signal: controller.signal });
     controller.abort();

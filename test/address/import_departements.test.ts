@@ -10,11 +10,13 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import { loadConfig } from "../../src/config.ts";
-import { BanIndex, readIndexFile } from "../../src/address/index/ban_index.ts";
+import { BanIndex } from "../../src/address/index/ban_index.ts";
 import { importBan, type ImportProgress } from "../../src/address/index/import.ts";
+import { readPackedFile } from "../../src/address/packed_file.ts";
 import { createAddressService, type AddressService } from "../../src/address/service.ts";
 
-const HEADER = "id;id_fantoir;numero;rep;nom_voie;code_postal;code_insee;nom_commune;code_insee_ancienne_commune;nom_ancienne_commune;x;y;lon;lat;type_position;alias;nom_ld;libelle_acheminement;nom_afnor;source_position;source_nom_voie;certification_commune;cad_parcelles";
+const HEADER =
+  "id;id_fantoir;numero;rep;nom_voie;code_postal;code_insee;nom_commune;code_insee_ancienne_commune;nom_ancienne_commune;x;y;lon;lat;type_position;alias;nom_ld;libelle_acheminement;nom_afnor;source_position;source_nom_voie;certification_commune;cad_parcelles";
 
 interface Commune {
   departement: string;
@@ -28,13 +30,53 @@ interface Commune {
 
 // In INSEE code order, as BAN exports are.
 const COMMUNES: Commune[] = [
-  { departement: "01", insee: "01004", postcode: "01500", name: "Ambérieu-en-Bugey", acheminement: "AMBERIEU-EN-BUGEY", lat: 45.96, lon: 5.36 },
-  { departement: "2A", insee: "2A004", postcode: "20000", name: "Ajaccio", acheminement: "AJACCIO", lat: 41.92, lon: 8.74 },
-  { departement: "974", insee: "97411", postcode: "97400", name: "Saint-Denis", acheminement: "SAINT DENIS", lat: -20.88, lon: 55.45 },
+  {
+    departement: "01",
+    insee: "01004",
+    postcode: "01500",
+    name: "Ambérieu-en-Bugey",
+    acheminement: "AMBERIEU-EN-BUGEY",
+    lat: 45.96,
+    lon: 5.36,
+  },
+  {
+    departement: "2A",
+    insee: "2A004",
+    postcode: "20000",
+    name: "Ajaccio",
+    acheminement: "AJACCIO",
+    lat: 41.92,
+    lon: 8.74,
+  },
+  {
+    departement: "974",
+    insee: "97411",
+    postcode: "97400",
+    name: "Saint-Denis",
+    acheminement: "SAINT DENIS",
+    lat: -20.88,
+    lon: 55.45,
+  },
 ];
-const TYPES = [["Rue", "RUE"], ["Avenue", "AV"], ["Impasse", "IMP"], ["Allée", "ALL"], ["Chemin", "CHE"]] as const;
-const TREES = [["Lilas", "LILAS"], ["Tilleuls", "TILLEULS"], ["Acacias", "ACACIAS"], ["Peupliers", "PEUPLIERS"], ["Saules", "SAULES"],
-  ["Chênes", "CHENES"], ["Érables", "ERABLES"], ["Bouleaux", "BOULEAUX"], ["Platanes", "PLATANES"], ["Cèdres", "CEDRES"]] as const;
+const TYPES = [
+  ["Rue", "RUE"],
+  ["Avenue", "AV"],
+  ["Impasse", "IMP"],
+  ["Allée", "ALL"],
+  ["Chemin", "CHE"],
+] as const;
+const TREES = [
+  ["Lilas", "LILAS"],
+  ["Tilleuls", "TILLEULS"],
+  ["Acacias", "ACACIAS"],
+  ["Peupliers", "PEUPLIERS"],
+  ["Saules", "SAULES"],
+  ["Chênes", "CHENES"],
+  ["Érables", "ERABLES"],
+  ["Bouleaux", "BOULEAUX"],
+  ["Platanes", "PLATANES"],
+  ["Cèdres", "CEDRES"],
+] as const;
 // 50 streets × 240 numbers: 12,000 rows per département, so that progress is reported while each is read
 // (every 16,384 rows) and the number of builders in memory can be seen.
 const NUMBERS = 240;
@@ -58,7 +100,7 @@ function rowsOf(c: Commune): string[] {
 }
 
 function gzipCsv(file: string, lines: string[]): void {
-  writeFileSync(file, gzipSync([HEADER, ...lines].join("\n") + "\n"));
+  writeFileSync(file, gzipSync(`${[HEADER, ...lines].join("\n")}\n`));
 }
 
 describe("importBan() on a file spanning several départements", () => {
@@ -71,7 +113,10 @@ describe("importBan() on a file spanning several départements", () => {
     gzipCsv(path.join(dir, "adresses-france.csv.gz"), COMMUNES.flatMap(rowsOf));
     // Round-robin over the départements: every row changes département, the worst order there is.
     const perCommune = COMMUNES.map(rowsOf);
-    gzipCsv(path.join(dir, "shuffled.csv.gz"), perCommune[0]!.flatMap((_, i) => perCommune.map((rows) => rows[i]!)));
+    gzipCsv(
+      path.join(dir, "shuffled.csv.gz"),
+      perCommune[0]!.flatMap((_, i) => perCommune.map((rows) => rows[i]!)),
+    );
   });
   after(async () => {
     await service?.close();
@@ -81,19 +126,28 @@ describe("importBan() on a file spanning several départements", () => {
   test("`france` from BAN_SOURCE writes one index per département, one builder at a time", async () => {
     const indexDir = path.join(dir, "sorted");
     const results = await importBan("france", { banSource: dir, indexDir, onProgress: (p) => sortedProgress.push(p) });
-    assert.deepEqual(results.map((r) => r.departement), ["01", "2A", "974"]);
+    assert.deepEqual(
+      results.map((r) => r.departement),
+      ["01", "2A", "974"],
+    );
     for (const [i, r] of results.entries()) {
       assert.equal(r.path, path.join(indexDir, `ban-${r.departement}.idx`));
       assert.equal(r.rows, PER_DEPARTEMENT);
-      const index = new BanIndex(readIndexFile(r.path));
+      const index = new BanIndex(readPackedFile(r.path));
       assert.equal(index.departement, COMMUNES[i]!.departement);
       assert.equal(index.header.addressCount, PER_DEPARTEMENT);
-      assert.deepEqual(index.header.communes.map((c) => c.code), [COMMUNES[i]!.insee]);
+      assert.deepEqual(
+        index.header.communes.map((c) => c.code),
+        [COMMUNES[i]!.insee],
+      );
     }
     assert.deepEqual(readdirSync(indexDir).sort(), ["ban-01.idx", "ban-2A.idx", "ban-974.idx"]);
     // Progress came while reading (not only at the end), and never with more than one builder alive.
     assert.ok(sortedProgress.length >= 3, `${sortedProgress.length} progress reports`);
-    assert.ok(sortedProgress.every((p) => p.builders === 1), JSON.stringify(sortedProgress.map((p) => p.builders)));
+    assert.ok(
+      sortedProgress.every((p) => p.builders === 1),
+      JSON.stringify(sortedProgress.map((p) => p.builders)),
+    );
     assert.equal(sortedProgress.at(-1)!.rows, 3 * PER_DEPARTEMENT);
     assert.ok(sortedProgress.at(-1)!.bytes > 0 && sortedProgress.at(-1)!.totalBytes > 0);
   });
@@ -101,7 +155,11 @@ describe("importBan() on a file spanning several départements", () => {
   test("the engine then answers addresses of every imported département", async () => {
     const indexDir = path.join(dir, "sorted");
     service = await createAddressService({
-      ...loadConfig({}), banSource: "/nowhere", banIndexDir: indexDir, banDepartements: ["01", "2A", "974"], workers: 1,
+      ...loadConfig({}),
+      banSource: "/nowhere",
+      banIndexDir: indexDir,
+      banDepartements: ["01", "2A", "974"],
+      workers: 1,
     });
     assert.equal(service.ready, true);
     for (const c of COMMUNES) {
@@ -123,15 +181,25 @@ describe("importBan() on a file spanning several départements", () => {
   test("a file not sorted by département gives the same indexes (read again, one builder per département)", async () => {
     const indexDir = path.join(dir, "shuffled");
     const progress: ImportProgress[] = [];
-    const results = await importBan(path.join(dir, "shuffled.csv.gz"), { banSource: "/nowhere", indexDir, onProgress: (p) => progress.push(p) });
-    assert.deepEqual(results.map((r) => [r.departement, r.rows]), COMMUNES.map((c) => [c.departement, PER_DEPARTEMENT]));
+    const results = await importBan(path.join(dir, "shuffled.csv.gz"), {
+      banSource: "/nowhere",
+      indexDir,
+      onProgress: (p) => progress.push(p),
+    });
+    assert.deepEqual(
+      results.map((r) => [r.departement, r.rows]),
+      COMMUNES.map((c) => [c.departement, PER_DEPARTEMENT]),
+    );
     assert.ok(progress.some((p) => p.builders === 3));
     // Same content as the sorted import (the build date aside): streets, addresses and their order.
     for (const r of results) {
-      const a = new BanIndex(readIndexFile(r.path));
-      const b = new BanIndex(readIndexFile(path.join(dir, "sorted", `ban-${r.departement}.idx`)));
+      const a = new BanIndex(readPackedFile(r.path));
+      const b = new BanIndex(readPackedFile(path.join(dir, "sorted", `ban-${r.departement}.idx`)));
       assert.deepEqual({ ...a.header, builtAt: "" }, { ...b.header, builtAt: "" });
-      assert.deepEqual(Buffer.from(a.ad.adNumber.buffer, a.ad.adNumber.byteOffset), Buffer.from(b.ad.adNumber.buffer, b.ad.adNumber.byteOffset));
+      assert.deepEqual(
+        Buffer.from(a.ad.adNumber.buffer, a.ad.adNumber.byteOffset),
+        Buffer.from(b.ad.adNumber.buffer, b.ad.adNumber.byteOffset),
+      );
     }
     // No temporary file left by the abandoned first pass.
     assert.deepEqual(readdirSync(indexDir).sort(), ["ban-01.idx", "ban-2A.idx", "ban-974.idx"]);
@@ -140,7 +208,10 @@ describe("importBan() on a file spanning several départements", () => {
   test("an empty file with no département in its name is refused", async () => {
     const file = path.join(dir, "empty.csv.gz");
     gzipCsv(file, []);
-    await assert.rejects(importBan(file, { banSource: "/nowhere", indexDir: path.join(dir, "empty") }), /no address rows in empty\.csv\.gz/);
+    await assert.rejects(
+      importBan(file, { banSource: "/nowhere", indexDir: path.join(dir, "empty") }),
+      /no address rows in empty\.csv\.gz/,
+    );
     assert.ok(!existsSync(path.join(dir, "empty")));
   });
 
@@ -151,7 +222,13 @@ describe("importBan() on a file spanning several départements", () => {
       encoding: "utf8",
     });
     assert.equal(run.status, 0, run.stderr);
-    assert.deepEqual(run.stdout.trim().split("\n").map((l) => l.split(":")[0]), ["imported 01", "imported 2A", "imported 974"]);
+    assert.deepEqual(
+      run.stdout
+        .trim()
+        .split("\n")
+        .map((l) => l.split(":")[0]),
+      ["imported 01", "imported 2A", "imported 974"],
+    );
     assert.deepEqual(readdirSync(indexDir).sort(), ["ban-01.idx", "ban-2A.idx", "ban-974.idx"]);
   });
 });

@@ -7,21 +7,73 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { gzipSync } from "node:zlib";
-import { BanIndex, readIndexFile } from "../../src/address/index/ban_index.ts";
+import { BanIndex } from "../../src/address/index/ban_index.ts";
 import { IndexBuilder, type BanRow } from "../../src/address/index/builder.ts";
 import { asciiBytes } from "../../src/address/index/format.ts";
 import { departementOfFile, importBan, isDepartementCode } from "../../src/address/index/import.ts";
+import { readPackedFile } from "../../src/address/packed_file.ts";
 
-const HEADER = "id;id_fantoir;numero;rep;nom_voie;code_postal;code_insee;nom_commune;code_insee_ancienne_commune;nom_ancienne_commune;x;y;lon;lat;type_position;alias;nom_ld;libelle_acheminement;nom_afnor;source_position;source_nom_voie;certification_commune;cad_parcelles";
+const HEADER =
+  "id;id_fantoir;numero;rep;nom_voie;code_postal;code_insee;nom_commune;code_insee_ancienne_commune;nom_ancienne_commune;x;y;lon;lat;type_position;alias;nom_ld;libelle_acheminement;nom_afnor;source_position;source_nom_voie;certification_commune;cad_parcelles";
 function csvLine(r: Partial<BanRow>): string {
   return `x;;${r.numero};${r.rep ?? ""};${r.nomVoie};${r.codePostal};${r.codeInsee};Commune;;;0;0;${r.lon};${r.lat};entrée;;;${r.acheminement};${r.nomAfnor};commune;commune;1;`;
 }
 const ROWS: BanRow[] = [
-  { numero: 3, rep: "", nomVoie: "Rue des Lilas", nomAfnor: "RUE DES LILAS", codePostal: "99001", codeInsee: "99001", acheminement: "TESTVILLE", lat: 48.1, lon: 2.1 },
-  { numero: 1, rep: "", nomVoie: "Rue des Lilas", nomAfnor: "RUE DES LILAS", codePostal: "99001", codeInsee: "99001", acheminement: "TESTVILLE", lat: 48.0, lon: 2.0 },
-  { numero: 1, rep: "bis", nomVoie: "Rue des Lilas", nomAfnor: "RUE DES LILAS", codePostal: "99001", codeInsee: "99001", acheminement: "TESTVILLE", lat: 48.05, lon: 2.05 },
-  { numero: 7, rep: "", nomVoie: "Rue des Lilas", nomAfnor: "RUE DES LILAS", codePostal: "99002", codeInsee: "99002", acheminement: "AUTREVILLE", lat: 47, lon: 1 },
-  { numero: 2, rep: "", nomVoie: "Boulevard du Maréchal Jean Marie de Lattre de Tassigny", nomAfnor: "BD MAL J M DE LATTRE DE TASSIGNY", codePostal: "99001", codeInsee: "99001", acheminement: "TESTVILLE", lat: 48.2, lon: 2.2 },
+  {
+    numero: 3,
+    rep: "",
+    nomVoie: "Rue des Lilas",
+    nomAfnor: "RUE DES LILAS",
+    codePostal: "99001",
+    codeInsee: "99001",
+    acheminement: "TESTVILLE",
+    lat: 48.1,
+    lon: 2.1,
+  },
+  {
+    numero: 1,
+    rep: "",
+    nomVoie: "Rue des Lilas",
+    nomAfnor: "RUE DES LILAS",
+    codePostal: "99001",
+    codeInsee: "99001",
+    acheminement: "TESTVILLE",
+    lat: 48.0,
+    lon: 2.0,
+  },
+  {
+    numero: 1,
+    rep: "bis",
+    nomVoie: "Rue des Lilas",
+    nomAfnor: "RUE DES LILAS",
+    codePostal: "99001",
+    codeInsee: "99001",
+    acheminement: "TESTVILLE",
+    lat: 48.05,
+    lon: 2.05,
+  },
+  {
+    numero: 7,
+    rep: "",
+    nomVoie: "Rue des Lilas",
+    nomAfnor: "RUE DES LILAS",
+    codePostal: "99002",
+    codeInsee: "99002",
+    acheminement: "AUTREVILLE",
+    lat: 47,
+    lon: 1,
+  },
+  {
+    numero: 2,
+    rep: "",
+    nomVoie: "Boulevard du Maréchal Jean Marie de Lattre de Tassigny",
+    nomAfnor: "BD MAL J M DE LATTRE DE TASSIGNY",
+    codePostal: "99001",
+    codeInsee: "99001",
+    acheminement: "TESTVILLE",
+    lat: 48.2,
+    lon: 2.2,
+  },
 ];
 
 test("IndexBuilder output reads back through BanIndex", () => {
@@ -40,7 +92,14 @@ test("IndexBuilder output reads back through BanIndex", () => {
   assert.equal(index.streetName(lilas), "Rue des Lilas");
   // Sorted by number then suffix: 1, 1 bis, 3.
   const start = index.st.stAddrStart[lilas]!;
-  assert.deepEqual([0, 1, 2].map((k) => [index.ad.adNumber[start + k], index.header.suffixes[index.ad.adSuffix[start + k]!]]), [[1, ""], [1, "bis"], [3, ""]]);
+  assert.deepEqual(
+    [0, 1, 2].map((k) => [index.ad.adNumber[start + k], index.header.suffixes[index.ad.adSuffix[start + k]!]]),
+    [
+      [1, ""],
+      [1, "bis"],
+      [3, ""],
+    ],
+  );
   assert.deepEqual(index.numberRange(lilas, 1), [start, start + 2]);
   assert.equal(index.ad.adLat[start + 2]! / 1e6, 48.1);
   const afnor: number[] = [];
@@ -66,13 +125,17 @@ test("importBan() reads a local file and a URL base (with a redirect), streaming
   const dir = mkdtempSync(path.join(tmpdir(), "vrai-ban-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, "adresses-99.csv.gz");
-  writeFileSync(file, gzipSync([HEADER, ...ROWS.map(csvLine)].join("\n") + "\n"));
+  writeFileSync(file, gzipSync(`${[HEADER, ...ROWS.map(csvLine)].join("\n")}\n`));
   const progress: number[] = [];
-  const [local] = await importBan(file, { banSource: "/nowhere", indexDir: path.join(dir, "a"), onProgress: (p) => progress.push(p.rows) });
+  const [local] = await importBan(file, {
+    banSource: "/nowhere",
+    indexDir: path.join(dir, "a"),
+    onProgress: (p) => progress.push(p.rows),
+  });
   assert.equal(local!.departement, "99");
   assert.equal(local!.rows, 5);
   assert.ok(progress.length > 0);
-  assert.equal(new BanIndex(readIndexFile(local!.path)).header.addressCount, 5);
+  assert.equal(new BanIndex(readPackedFile(local!.path)).header.addressCount, 5);
 
   const [fromDir] = await importBan("99", { banSource: dir, indexDir: path.join(dir, "b") });
   assert.equal(fromDir!.rows, 5);

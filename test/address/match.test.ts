@@ -19,8 +19,20 @@ function build(dept: string, rows: BanRow[]): BanIndex {
   return new BanIndex(shared);
 }
 
-function street(name: string, numbers: number[], at: Pick<BanRow, "codeInsee" | "codePostal" | "acheminement">): BanRow[] {
-  return numbers.map((n, i) => ({ numero: n, rep: "", nomVoie: name, nomAfnor: "", lat: 47 + i / 1000, lon: -0.7 + i / 1000, ...at }));
+function street(
+  name: string,
+  numbers: number[],
+  at: Pick<BanRow, "codeInsee" | "codePostal" | "acheminement">,
+): BanRow[] {
+  return numbers.map((n, i) => ({
+    numero: n,
+    rep: "",
+    nomVoie: name,
+    nomAfnor: "",
+    lat: 47 + i / 1000,
+    lon: -0.7 + i / 1000,
+    ...at,
+  }));
 }
 
 describe("AddressMatcher over real communes", () => {
@@ -33,7 +45,10 @@ describe("AddressMatcher over real communes", () => {
     matcher = new AddressMatcher({
       reference,
       indexes: [
-        build("49", [...street("Rue du Lavoir", [1, 3, 5, 9], chemille), ...street("Rue du Lavoir Neuf", [2, 4], chemille)]),
+        build("49", [
+          ...street("Rue du Lavoir", [1, 3, 5, 9], chemille),
+          ...street("Rue du Lavoir Neuf", [2, 4], chemille),
+        ]),
         build("33", [
           ...street("Cours de l’Intendance", [2, 4, 10, 12], bordeaux),
           ...street("Rue Sainte-Catherine", [1, 2, 3], bordeaux),
@@ -47,7 +62,10 @@ describe("AddressMatcher over real communes", () => {
 
   test("Reference knows postcodes, names, arrondissements and former communes nationwide", () => {
     assert.deepEqual(reference.communesOfPostcode("33800"), ["33063"]);
-    assert.deepEqual(reference.citiesNamed("Chanzeaux").map((m) => m.kind), ["former"]);
+    assert.deepEqual(
+      reference.citiesNamed("Chanzeaux").map((m) => m.kind),
+      ["former"],
+    );
     assert.equal(reference.citiesNamed("Paris")[0]!.communes.length, 20);
     assert.deepEqual(reference.citiesNamed("Lyon 3e")[0]!.communes, ["69383"]);
     assert.equal(reference.deliveryName("49750", "49092"), "Chemillé-en-Anjou");
@@ -93,8 +111,15 @@ describe("AddressMatcher over real communes", () => {
     assert.deepEqual(run({ line: "1 rue de la Paix 13001 Marseille" }).reasons, ["postcode_not_covered"]);
     assert.deepEqual(run({ line: "1 rue Martin 33999 Bordeaux" }).reasons, ["postcode_corrected"]);
     assert.deepEqual(run({ line: "1 rue Martin 33000 Chanzeaux" }).reasons, ["city_corrected"]);
-    assert.deepEqual(run({ line: "1 rue Inconnue 33000 Chanzeaux" }).reasons.sort(), ["postcode_city_mismatch", "street_not_found"]);
-    assert.deepEqual(run({ postcode: "99999" }).reasons.sort(), ["missing_city", "missing_street", "postcode_city_mismatch"]);
+    assert.deepEqual(run({ line: "1 rue Inconnue 33000 Chanzeaux" }).reasons.sort(), [
+      "postcode_city_mismatch",
+      "street_not_found",
+    ]);
+    assert.deepEqual(run({ postcode: "99999" }).reasons.sort(), [
+      "missing_city",
+      "missing_street",
+      "postcode_city_mismatch",
+    ]);
   });
 
   test("a city whose name ends like a country stays a French city", () => {

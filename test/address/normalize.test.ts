@@ -6,7 +6,8 @@ import { foldOrdinalWord } from "../../src/address/normalize/ordinal.ts";
 import { phoneticKey } from "../../src/address/normalize/phonetic.ts";
 import { guessStreetType } from "../../src/address/normalize/street_types.ts";
 import { tokenize } from "../../src/address/normalize/tokenize.ts";
-import { boundedDistance, maxEdits, stringDistance } from "../../src/address/match/edit_distance.ts";
+import { boundedDistance, stringDistance } from "../../src/text/edit_distance.ts";
+import { maxEdits } from "../../src/address/match/fuzzy_budget.ts";
 
 test("foldAccents() folds accents and ligatures", () => {
   assert.equal(foldAccents("Rue de l’Église Œuvre Ærø Straße"), "Rue de l’Eglise OEuvre AEro Strasse");
@@ -77,7 +78,13 @@ test("foldOrdinalWord() gives one form to numeric, word and roman ordinals", () 
 });
 
 test("phoneticKey() gives sound-alike spellings one key", () => {
-  const same: Array<[string, string]> = [["haussmann", "osman"], ["lecourbe", "lekourbe"], ["cergy", "sergi"], ["philippe", "filipe"], ["vaux", "vau"]];
+  const same: Array<[string, string]> = [
+    ["haussmann", "osman"],
+    ["lecourbe", "lekourbe"],
+    ["cergy", "sergi"],
+    ["philippe", "filipe"],
+    ["vaux", "vau"],
+  ];
   for (const [a, b] of same) assert.equal(phoneticKey([a]), phoneticKey([b]), `${a} / ${b}`);
   assert.notEqual(phoneticKey(["rivoli"]), phoneticKey(["lecourbe"]));
 });
@@ -96,7 +103,8 @@ test("boundedDistance() counts edits and transpositions, and gives up past the b
   assert.equal(stringDistance("rivoli", "rivol", 2), 1);
   assert.equal(stringDistance("rivoli", "rivolli", 2), 1);
   assert.equal(stringDistance("rivoli", "lecourbe", 2), 3);
-  const a = Buffer.from("xx rivoli"), b = Buffer.from("rivoli");
+  const a = Buffer.from("xx rivoli"),
+    b = Buffer.from("rivoli");
   assert.equal(boundedDistance(a, b, { aStart: 3, aEnd: 9, bStart: 0, bEnd: 6, max: 1 }), 0);
 });
 

@@ -6,8 +6,14 @@ import { parseAddress, type ParsedAddress } from "../../src/address/parse/parse_
 import type { AddressInput } from "../../src/address/types.ts";
 
 const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
-  [{ line: "12 bis Rue de Rivoli, 75001 Paris" }, { houseNumber: "12", suffix: "b", street: "Rue de Rivoli", postcode: "75001", city: "Paris" }],
-  [{ line: "12bis r de rivoli 75001 PARIS" }, { houseNumber: "12", suffix: "b", street: "r de rivoli", postcode: "75001", city: "PARIS" }],
+  [
+    { line: "12 bis Rue de Rivoli, 75001 Paris" },
+    { houseNumber: "12", suffix: "b", street: "Rue de Rivoli", postcode: "75001", city: "Paris" },
+  ],
+  [
+    { line: "12bis r de rivoli 75001 PARIS" },
+    { houseNumber: "12", suffix: "b", street: "r de rivoli", postcode: "75001", city: "PARIS" },
+  ],
   [{ line: "12 B rue de Rivoli 75001 Paris" }, { houseNumber: "12", suffix: "b", street: "rue de Rivoli" }],
   [{ line: "12 ter, rue de Rivoli 75001 Paris" }, { houseNumber: "12", suffix: "t", street: "rue de Rivoli" }],
   [{ line: "7 quater rue X 75001 Paris" }, { houseNumber: "7", suffix: "q" }],
@@ -27,21 +33,48 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
   [{ line: "12 rue de Rivoli, Paris 75001" }, { postcode: "75001", city: "Paris", street: "rue de Rivoli" }],
   [{ line: "12 rue de Rivoli 75001" }, { postcode: "75001", city: null }],
   [{ line: "75001 Paris" }, { street: null, postcode: "75001", city: "Paris" }],
-  [{ line: "Immeuble Plein-Centre 60, avenue du Centre 78180 Montigny-le-Bretonneux" }, { houseNumber: "60", street: "avenue du Centre", postcode: "78180", city: "Montigny-le-Bretonneux" }],
-  [{ line: "20 avenue de Ségur TSA 30719 75334 Paris Cedex 07" }, { houseNumber: "20", street: "avenue de Ségur", postcode: null, city: "Paris", cedexDepartement: "75" }],
-  [{ line: "2 allée Jules Guesde BP 7015 31068 TOULOUSE" }, { postcode: "31068", city: "TOULOUSE", street: "allée Jules Guesde" }],
+  [
+    { line: "Immeuble Plein-Centre 60, avenue du Centre 78180 Montigny-le-Bretonneux" },
+    { houseNumber: "60", street: "avenue du Centre", postcode: "78180", city: "Montigny-le-Bretonneux" },
+  ],
+  [
+    { line: "20 avenue de Ségur TSA 30719 75334 Paris Cedex 07" },
+    { houseNumber: "20", street: "avenue de Ségur", postcode: null, city: "Paris", cedexDepartement: "75" },
+  ],
+  [
+    { line: "2 allée Jules Guesde BP 7015 31068 TOULOUSE" },
+    { postcode: "31068", city: "TOULOUSE", street: "allée Jules Guesde" },
+  ],
   [{ line: "Lieu-Dit Les Chênes 12345 Bourg" }, { street: "Les Chênes" }],
   [{ line: "12e étage 3 rue X 75001 Paris" }, { houseNumber: "3", street: "rue X" }],
-  [{ line: "32bis Rue des Vosges93290 Tremblay" }, { houseNumber: "32", suffix: "b", postcode: "93290", city: "Tremblay" }],
+  [
+    { line: "32bis Rue des Vosges93290 Tremblay" },
+    { houseNumber: "32", suffix: "b", postcode: "93290", city: "Tremblay" },
+  ],
   [{ line: "10 Downing Street, London, United Kingdom" }, { country: "United Kingdom" }],
   [{ line: "12 rue de Rivoli 75001 Paris France" }, { country: "France", city: "Paris" }],
   [{ line: "8 rue X 75008 Paris, FR" }, { country: "FR", city: "Paris" }],
   // Fields override the line.
-  [{ line: "12 rue de Rivoli 75001 Paris", postcode: "75004" }, { postcode: "75004", houseNumber: "12" }],
-  [{ line: "12 rue de Rivoli 75001 Paris", house_number: "14 bis" }, { houseNumber: "14", suffix: "b" }],
-  [{ house_number: "12B", street: "rue de rivoli", postcode: "75001", city: "Paris" }, { houseNumber: "12", suffix: "b", street: "rue de rivoli" }],
-  [{ house_number: "12", street: "12 rue de rivoli" }, { houseNumber: "12", street: "rue de rivoli" }],
-  [{ street: "rue de rivoli", postcode: "75001", city: "PARIS CEDEX 01" }, { postcode: null, cedexDepartement: "75", city: "PARIS" }],
+  [
+    { line: "12 rue de Rivoli 75001 Paris", postcode: "75004" },
+    { postcode: "75004", houseNumber: "12" },
+  ],
+  [
+    { line: "12 rue de Rivoli 75001 Paris", house_number: "14 bis" },
+    { houseNumber: "14", suffix: "b" },
+  ],
+  [
+    { house_number: "12B", street: "rue de rivoli", postcode: "75001", city: "Paris" },
+    { houseNumber: "12", suffix: "b", street: "rue de rivoli" },
+  ],
+  [
+    { house_number: "12", street: "12 rue de rivoli" },
+    { houseNumber: "12", street: "rue de rivoli" },
+  ],
+  [
+    { street: "rue de rivoli", postcode: "75001", city: "PARIS CEDEX 01" },
+    { postcode: null, cedexDepartement: "75", city: "PARIS" },
+  ],
   [{ street: "rue X", postcode: "1000", city: "Bourg-en-Bresse" }, { postcode: "01000" }],
   [{ country: "de" }, { country: "de", street: null }],
   [{}, { houseNumber: null, street: null, postcode: null, city: null, country: null }],
@@ -62,15 +95,28 @@ test("readHouseNumber() keeps a lone letter as the type when no type follows", (
 });
 
 test("isFrance() accepts alpha-2, alpha-3 and names in any case", () => {
-  for (const v of ["FR", "fr", "FRA", "fra", "France", "FRANCE", "france", "République française", "RE", "Guadeloupe"]) assert.ok(isFrance(v), v);
+  for (const v of ["FR", "fr", "FRA", "fra", "France", "FRANCE", "france", "République française", "RE", "Guadeloupe"])
+    assert.ok(isFrance(v), v);
   for (const v of ["DE", "DEU", "Germany", "Allemagne", "BE", "Belgique", "US", "xx"]) assert.ok(!isFrance(v), v);
 });
 
 test("splitCountry() takes a trailing country off a line, and nothing else", () => {
-  assert.deepEqual(splitCountry("1 rue X 75001 Paris, Belgique"), { rest: "1 rue X 75001 Paris", country: "Belgique", from: "segment" });
-  assert.deepEqual(splitCountry("1 rue X 1000 Bruxelles, BE"), { rest: "1 rue X 1000 Bruxelles", country: "BE", from: "segment" });
+  assert.deepEqual(splitCountry("1 rue X 75001 Paris, Belgique"), {
+    rest: "1 rue X 75001 Paris",
+    country: "Belgique",
+    from: "segment",
+  });
+  assert.deepEqual(splitCountry("1 rue X 1000 Bruxelles, BE"), {
+    rest: "1 rue X 1000 Bruxelles",
+    country: "BE",
+    from: "segment",
+  });
   assert.deepEqual(splitCountry("1 rue X, 75001 Paris"), { rest: "1 rue X, 75001 Paris", country: null, from: null });
-  assert.deepEqual(splitCountry("1 rue X 75001 Paris Allemagne"), { rest: "1 rue X 75001 Paris", country: "Allemagne", from: "words" });
+  assert.deepEqual(splitCountry("1 rue X 75001 Paris Allemagne"), {
+    rest: "1 rue X 75001 Paris",
+    country: "Allemagne",
+    from: "words",
+  });
 });
 
 test("parseAddress() keeps an unknown suffix word as written", () => {

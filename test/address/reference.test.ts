@@ -11,7 +11,8 @@ import { Reference } from "../../src/address/reference/reference.ts";
 import { codeNumber, codeText } from "../../src/address/reference/reference_format.ts";
 
 test("codeNumber() and codeText() round-trip INSEE codes and postcodes, Corsica included", () => {
-  for (const code of ["01004", "75056", "97411", "2A004", "2B033", "99999", "00000"]) assert.equal(codeText(codeNumber(code)), code);
+  for (const code of ["01004", "75056", "97411", "2A004", "2B033", "99999", "00000"])
+    assert.equal(codeText(codeNumber(code)), code);
   assert.ok(codeNumber("2A004") > codeNumber("99999"));
   assert.notEqual(codeNumber("2A004"), codeNumber("2B004"));
   for (const bad of ["", "7500", "750011", "2C004", "2a004", "abcde"]) assert.equal(codeNumber(bad), -1, bad);
@@ -42,7 +43,10 @@ describe("Reference over the packed tables", () => {
   });
 
   test("city names by kind, typos nationwide and among given communes, delivery names", () => {
-    assert.deepEqual(reference.citiesNamed("Ajaccio"), [{ kind: "name", communes: ["2A004"] }, { kind: "acheminement", communes: ["2A004"] }]);
+    assert.deepEqual(reference.citiesNamed("Ajaccio"), [
+      { kind: "name", communes: ["2A004"] },
+      { kind: "acheminement", communes: ["2A004"] },
+    ]);
     assert.deepEqual(reference.citiesNamed("Nowhere-sur-Rien"), []);
     assert.deepEqual(reference.closestCity("Ajacico"), { kind: "name", communes: ["2A004"] });
     assert.deepEqual(reference.closestCity("Ajacico", ["2A004", "33063"]), { kind: "name", communes: ["2A004"] });

@@ -2,11 +2,21 @@
 // line, no quoting in practice (a quoted field is still handled). Nothing is held but the current line.
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import type { BanRow } from "./builder.ts";
 
-const REQUIRED = ["numero", "rep", "nom_voie", "code_postal", "code_insee", "lon", "lat", "libelle_acheminement", "nom_afnor"] as const;
+const REQUIRED = [
+  "numero",
+  "rep",
+  "nom_voie",
+  "code_postal",
+  "code_insee",
+  "lon",
+  "lat",
+  "libelle_acheminement",
+  "nom_afnor",
+] as const;
 
 function splitLine(line: string): string[] {
   if (!line.includes('"')) return line.split(";");
@@ -16,12 +26,16 @@ function splitLine(line: string): string[] {
   for (let i = 0; i < line.length; i++) {
     const c = line[i]!;
     if (quoted) {
-      if (c === '"' && line[i + 1] === '"') { cur += '"'; i++; }
-      else if (c === '"') quoted = false;
+      if (c === '"' && line[i + 1] === '"') {
+        cur += '"';
+        i++;
+      } else if (c === '"') quoted = false;
       else cur += c;
     } else if (c === '"') quoted = true;
-    else if (c === ";") { out.push(cur); cur = ""; }
-    else cur += c;
+    else if (c === ";") {
+      out.push(cur);
+      cur = "";
+    } else cur += c;
   }
   out.push(cur);
   return out;
@@ -38,7 +52,10 @@ export async function* readBanCsv(source: string | Readable, options: ReadBanOpt
   const raw = typeof source === "string" ? createReadStream(source) : source;
   if (onBytes) {
     let n = 0;
-    raw.on("data", (chunk: Buffer) => { n += chunk.length; onBytes(n); });
+    raw.on("data", (chunk: Buffer) => {
+      n += chunk.length;
+      onBytes(n);
+    });
   }
   const gunzip = raw.pipe(createGunzip());
   const lines = createInterface({ input: gunzip, crlfDelay: Infinity });

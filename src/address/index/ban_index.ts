@@ -1,50 +1,23 @@
-// Read side of a département index (format.ts): typed-array views over one SharedArrayBuffer. Constructing a
+// Read side of a département index (format.ts, ../packed_file.ts): typed-array views over one SharedArrayBuffer. Constructing a
 // BanIndex copies nothing; the main thread and every worker can each build one over the same buffer.
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { readPacked, type SectionType, type Views } from "../packed_file.ts";
 import {
-  ADDRESS_COLUMNS, FORMAT_VERSION, hashBytes, HASH_TABLES, MAGIC, NIL, STREET_COLUMNS,
-  type IndexHeader, type SectionType,
+  ADDRESS_COLUMNS,
+  hashBytes,
+  HASH_TABLES,
+  INDEX_FORMAT,
+  type IndexHeader,
+  NIL,
+  STREET_COLUMNS,
 } from "./format.ts";
 import { canonicalSuffix } from "./suffix.ts";
-
-type View<T extends SectionType> = T extends "u8" ? Uint8Array : T extends "u16" ? Uint16Array : T extends "u32" ? Uint32Array : Int32Array;
-type Columns<C extends Record<string, SectionType>> = { [K in keyof C]: View<C[K]> };
-
-function view(buffer: ArrayBufferLike, type: SectionType, byteOffset: number, length: number) {
-  switch (type) {
-    case "u8": return new Uint8Array(buffer, byteOffset, length);
-    case "u16": return new Uint16Array(buffer, byteOffset, length);
-    case "u32": return new Uint32Array(buffer, byteOffset, length);
-    case "i32": return new Int32Array(buffer, byteOffset, length);
-  }
-}
-
-/** Reads an index file straight into shared memory (one copy per process, none per thread). */
-export function readIndexFile(path: string): SharedArrayBuffer {
-  // Straight from the file into the shared buffer: no intermediate Buffer, no second copy (582 MB at France scale).
-  const fd = openSync(path, "r");
-  try {
-    const size = fstatSync(fd).size;
-    const shared = new SharedArrayBuffer(size);
-    const view = new Uint8Array(shared);
-    let done = 0;
-    while (done < size) {
-      const n = readSync(fd, view, done, Math.min(size - done, 1 << 30), done);
-      if (n === 0) throw new RangeError(`Cannot read address index: ${path} ended early`);
-      done += n;
-    }
-    return shared;
-  } finally {
-    closeSync(fd);
-  }
-}
 
 export class BanIndex {
   readonly header: IndexHeader;
   readonly buffer: SharedArrayBuffer | ArrayBuffer;
-  readonly st: Columns<typeof STREET_COLUMNS>;
-  readonly ad: Columns<typeof ADDRESS_COLUMNS>;
-  readonly hash: Columns<typeof HASH_TABLES>;
+  readonly st: Views<typeof STREET_COLUMNS>;
+  readonly ad: Views<typeof ADDRESS_COLUMNS>;
+  readonly hash: Views<typeof HASH_TABLES>;
   readonly blob: Uint8Array;
   readonly communeByCode: ReadonlyMap<string, number>;
   /** Canonical form of each suffix of the suffix table ("bis" → "b"). */
@@ -53,26 +26,15 @@ export class BanIndex {
 
   constructor(buffer: SharedArrayBuffer | ArrayBuffer) {
     this.buffer = buffer;
-    const bytes = new Uint8Array(buffer);
-    if (Buffer.from(bytes.subarray(0, 8)).toString("latin1") !== MAGIC) {
-      throw new TypeError("Cannot read address index: not a vrai BAN index file");
-    }
-    const headerLength = new DataView(buffer).getUint32(8, true);
-    this.header = JSON.parse(Buffer.from(buffer, 12, headerLength).toString("utf8")) as IndexHeader;
-    if (this.header.version !== FORMAT_VERSION) {
-      throw new TypeError(`Cannot read address index: format version ${this.header.version}, expected ${FORMAT_VERSION}`);
-    }
-    const dataStart = (12 + headerLength + 7) & ~7;
-    const make = (name: string) => {
-      const s = this.header.sections[name as keyof IndexHeader["sections"]];
-      return view(buffer, s.type, dataStart + s.offset, s.length);
-    };
-    const pick = <C extends Record<string, SectionType>>(cols: C): Columns<C> =>
-      Object.fromEntries(Object.keys(cols).map((k) => [k, make(k)])) as Columns<C>;
+    const { header, views } = readPacked<typeof INDEX_FORMAT.sections, IndexHeader>(buffer, INDEX_FORMAT);
+    this.header = header;
+    // Grouped by kind of section: the same views, found by name.
+    const pick = <C extends Record<string, SectionType>>(cols: C): Views<C> =>
+      Object.fromEntries(Object.keys(cols).map((k) => [k, views[k as keyof typeof views]])) as Views<C>;
     this.st = pick(STREET_COLUMNS);
     this.ad = pick(ADDRESS_COLUMNS);
     this.hash = pick(HASH_TABLES);
-    this.blob = make("blob") as Uint8Array;
+    this.blob = views.blob;
     this.communeByCode = new Map(this.header.communes.map((c, i) => [c.code, i]));
     this.suffixCanon = this.header.suffixes.map(canonicalSuffix);
     this.#mask = (1 << this.header.hashBits) - 1;
@@ -132,11 +94,19 @@ export class BanIndex {
   }
 
   streetName(street: number): string {
-    return Buffer.from(this.blob.buffer, this.blob.byteOffset + this.st.stNameOff[street]!, this.st.stNameLen[street]!).toString("utf8");
+    return Buffer.from(
+      this.blob.buffer,
+      this.blob.byteOffset + this.st.stNameOff[street]!,
+      this.st.stNameLen[street]!,
+    ).toString("utf8");
   }
 
   streetKeyText(street: number): string {
-    return Buffer.from(this.blob.buffer, this.blob.byteOffset + this.st.stKeyOff[street]!, this.st.stKeyLen[street]!).toString("latin1");
+    return Buffer.from(
+      this.blob.buffer,
+      this.blob.byteOffset + this.st.stKeyOff[street]!,
+      this.st.stKeyLen[street]!,
+    ).toString("latin1");
   }
 
   streetPostcode(street: number): string {

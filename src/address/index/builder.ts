@@ -4,9 +4,20 @@
 import { streetKey } from "../normalize/match_key.ts";
 import { phoneticKey } from "../normalize/phonetic.ts";
 import { canonicalSuffix } from "./suffix.ts";
+import { newColumn, type TypedColumn, writePacked } from "../packed_file.ts";
 import {
-  ADDRESS_COLUMNS, asciiBytes, BYTES, FORMAT_VERSION, HASH_TABLES, hashBytes, letterMask, MAGIC, NIL,
-  STREET_COLUMNS, type IndexHeader, type SectionInfo, type SectionName, type SectionType,
+  ADDRESS_COLUMNS,
+  asciiBytes,
+  FORMAT_VERSION,
+  HASH_TABLES,
+  hashBytes,
+  INDEX_FORMAT,
+  INDEX_SECTIONS,
+  letterMask,
+  NIL,
+  STREET_COLUMNS,
+  type IndexHeader,
+  type SectionName,
 } from "./format.ts";
 
 export interface BanRow {
@@ -47,16 +58,6 @@ class Interner {
   }
 }
 
-type Column = Uint8Array | Uint16Array | Uint32Array | Int32Array;
-function column(type: SectionType, length: number): Column {
-  switch (type) {
-    case "u8": return new Uint8Array(length);
-    case "u16": return new Uint16Array(length);
-    case "u32": return new Uint32Array(length);
-    case "i32": return new Int32Array(length);
-  }
-}
-
 export class IndexBuilder {
   readonly departement: string;
   readonly #streets = new Map<string, StreetAcc>();
@@ -78,7 +79,17 @@ export class IndexBuilder {
     const id = `${row.codeInsee}\u0000${row.nomVoie}`;
     let st = this.#streets.get(id);
     if (st === undefined) {
-      st = { commune: row.codeInsee, name: row.nomVoie, afnor: row.nomAfnor, numbers: [], suffixes: [], postcodes: [], achems: [], lats: [], lons: [] };
+      st = {
+        commune: row.codeInsee,
+        name: row.nomVoie,
+        afnor: row.nomAfnor,
+        numbers: [],
+        suffixes: [],
+        postcodes: [],
+        achems: [],
+        lats: [],
+        lons: [],
+      };
       this.#streets.set(id, st);
     }
     st.numbers.push(row.numero);
@@ -92,18 +103,32 @@ export class IndexBuilder {
 
   /** Serialises the index; the builder can be dropped afterwards. */
   finish(): Uint8Array {
-    const entries = [...this.#streets.values()].map((st) => ({ st, key: streetKey(st.name), afnorKey: streetKey(st.afnor).key }));
-    entries.sort((a, b) => (a.st.commune < b.st.commune ? -1 : a.st.commune > b.st.commune ? 1 : a.key.key < b.key.key ? -1 : a.key.key > b.key.key ? 1 : 0));
+    const entries = [...this.#streets.values()].map((st) => ({
+      st,
+      key: streetKey(st.name),
+      afnorKey: streetKey(st.afnor).key,
+    }));
+    entries.sort((a, b) =>
+      a.st.commune < b.st.commune
+        ? -1
+        : a.st.commune > b.st.commune
+          ? 1
+          : a.key.key < b.key.key
+            ? -1
+            : a.key.key > b.key.key
+              ? 1
+              : 0,
+    );
     const streetCount = entries.length;
     const addressCount = this.#rows;
     const suffixOrder = this.#suffixes.list.map((s) => canonicalSuffix(s));
 
-    const cols = {} as Record<string, Column>;
-    for (const [name, type] of Object.entries(STREET_COLUMNS)) cols[name] = column(type, streetCount);
-    for (const [name, type] of Object.entries(ADDRESS_COLUMNS)) cols[name] = column(type, addressCount);
+    const cols = {} as Record<string, TypedColumn>;
+    for (const [name, type] of Object.entries(STREET_COLUMNS)) cols[name] = newColumn(type, streetCount);
+    for (const [name, type] of Object.entries(ADDRESS_COLUMNS)) cols[name] = newColumn(type, addressCount);
     let hashBits = 4;
     while (1 << hashBits < streetCount * 2) hashBits++;
-    for (const name of Object.keys(HASH_TABLES)) cols[name] = column("u32", 1 << hashBits).fill(NIL);
+    for (const [name, type] of Object.entries(HASH_TABLES)) cols[name] = newColumn(type, 1 << hashBits).fill(NIL);
 
     const blobParts: Buffer[] = [];
     let blobLength = 0;
@@ -165,7 +190,15 @@ export class IndexBuilder {
       // Addresses by number, then suffix (no suffix first).
       const n = st.numbers.length;
       const order = Array.from({ length: n }, (_, k) => k);
-      order.sort((a, b) => st.numbers[a]! - st.numbers[b]! || (suffixOrder[st.suffixes[a]!]! < suffixOrder[st.suffixes[b]!]! ? -1 : suffixOrder[st.suffixes[a]!]! > suffixOrder[st.suffixes[b]!]! ? 1 : 0));
+      order.sort(
+        (a, b) =>
+          st.numbers[a]! - st.numbers[b]! ||
+          (suffixOrder[st.suffixes[a]!]! < suffixOrder[st.suffixes[b]!]!
+            ? -1
+            : suffixOrder[st.suffixes[a]!]! > suffixOrder[st.suffixes[b]!]!
+              ? 1
+              : 0),
+      );
       cols.stAddrStart![i] = addr;
       cols.stAddrCount![i] = n;
       const pcCount = new Map<number, number>();
@@ -192,38 +225,27 @@ export class IndexBuilder {
     }
 
     const blob = Buffer.concat(blobParts, blobLength);
-    const sections = {} as Record<SectionName, SectionInfo>;
-    const ordered: Array<[SectionName, Column | Uint8Array]> = [...Object.entries(cols) as Array<[SectionName, Column]>, ["blob", blob]];
-    let offset = 0;
-    for (const [name, data] of ordered) {
-      const type: SectionType = name === "blob" ? "u8" : (STREET_COLUMNS as Record<string, SectionType>)[name] ?? (ADDRESS_COLUMNS as Record<string, SectionType>)[name] ?? "u32";
-      sections[name] = { type, offset, length: data.length };
-      offset += data.length * BYTES[type];
-      offset = (offset + 7) & ~7;
-    }
-    const header: IndexHeader = {
-      version: FORMAT_VERSION,
-      departement: this.departement,
-      builtAt: new Date().toISOString(),
-      communes,
-      postcodes: this.#postcodes.list,
-      acheminements: this.#achems.list,
-      suffixes: this.#suffixes.list,
-      streetCount,
-      addressCount,
-      hashBits,
-      sections,
-    };
-    const headerBytes = Buffer.from(JSON.stringify(header), "utf8");
-    const dataStart = (8 + 4 + headerBytes.length + 7) & ~7;
-    const out = new Uint8Array(dataStart + offset);
-    out.set(Buffer.from(MAGIC, "latin1"), 0);
-    new DataView(out.buffer).setUint32(8, headerBytes.length, true);
-    out.set(headerBytes, 12);
-    for (const [name, data] of ordered) {
-      const s = sections[name];
-      out.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), dataStart + s.offset);
-    }
-    return out;
+    const data: Record<string, TypedColumn> = { ...cols, blob };
+    return writePacked(INDEX_FORMAT, data as Record<SectionName, TypedColumn>, {
+      header: (places): IndexHeader => {
+        const sections = {} as IndexHeader["sections"];
+        for (const name of Object.keys(INDEX_SECTIONS) as SectionName[]) {
+          sections[name] = { type: INDEX_SECTIONS[name], offset: places[name].offset, length: places[name].length };
+        }
+        return {
+          version: FORMAT_VERSION,
+          departement: this.departement,
+          builtAt: new Date().toISOString(),
+          communes,
+          postcodes: this.#postcodes.list,
+          acheminements: this.#achems.list,
+          suffixes: this.#suffixes.list,
+          streetCount,
+          addressCount,
+          hashBits,
+          sections,
+        };
+      },
+    });
   }
 }

@@ -1,46 +1,18 @@
-// Layout of one département's street index file (data/ban/ban-XX.idx). The whole file is read once into a
-// SharedArrayBuffer and every worker thread builds typed-array views over the same bytes: nothing is copied per
-// thread, nothing is parsed per address (STYLE habit 10, DECISIONS §8).
-//
-//   "VRAIBAN4" | u32 header length | header JSON | sections, each 8-byte aligned (offsets in the header)
-//
+// Layout of one département's street index file (data/ban/ban-XX.idx), a packed file (../packed_file.ts: magic,
+// header JSON, 8-byte aligned sections), read once into a SharedArrayBuffer that every worker thread views in place.
 // Strings (display names, match keys) live in one byte blob; streets and addresses are columns (struct of arrays).
+import type { PackedFormat, SectionPlace, SectionType } from "../packed_file.ts";
 
 export const MAGIC = "VRAIBAN4";
 export const FORMAT_VERSION = 4;
 /** End of a hash chain. */
 export const NIL = 0xffffffff;
 
-export type SectionType = "u8" | "u16" | "u32" | "i32";
-
-export interface SectionInfo {
-  type: SectionType;
-  offset: number;
-  length: number;
-}
-
 export interface CommuneEntry {
   /** INSEE code as BAN writes it (arrondissement codes for Paris, Lyon, Marseille). */
   code: string;
   firstStreet: number;
   streetCount: number;
-}
-
-export interface IndexHeader {
-  version: number;
-  departement: string;
-  /** ISO date of the import. */
-  builtAt: string;
-  communes: CommuneEntry[];
-  postcodes: string[];
-  /** Delivery names (libellé d'acheminement) as BAN writes them ("PARIS", "PARIS 16"). */
-  acheminements: string[];
-  /** House-number suffixes as BAN writes them ("", "b", "bis", "a" …). */
-  suffixes: string[];
-  streetCount: number;
-  addressCount: number;
-  hashBits: number;
-  sections: Record<SectionName, SectionInfo>;
 }
 
 export const STREET_COLUMNS = {
@@ -76,11 +48,50 @@ export const ADDRESS_COLUMNS = {
   adLon: "i32",
 } as const satisfies Record<string, SectionType>;
 
-export const HASH_TABLES = { hashKey: "u32", hashName: "u32", hashAfnor: "u32", hashPhon: "u32" } as const satisfies Record<string, SectionType>;
+export const HASH_TABLES = {
+  hashKey: "u32",
+  hashName: "u32",
+  hashAfnor: "u32",
+  hashPhon: "u32",
+} as const satisfies Record<string, SectionType>;
 
-export type SectionName = keyof typeof STREET_COLUMNS | keyof typeof ADDRESS_COLUMNS | keyof typeof HASH_TABLES | "blob";
+/** Every section in file order: the street columns, the address columns, the hash tables, then the string blob. */
+export const INDEX_SECTIONS = {
+  ...STREET_COLUMNS,
+  ...ADDRESS_COLUMNS,
+  ...HASH_TABLES,
+  blob: "u8",
+} as const satisfies Record<string, SectionType>;
 
-export const BYTES: Readonly<Record<SectionType, number>> = { u8: 1, u16: 2, u32: 4, i32: 4 };
+export type SectionName = keyof typeof INDEX_SECTIONS;
+
+export const INDEX_FORMAT: PackedFormat<typeof INDEX_SECTIONS> = {
+  magic: MAGIC,
+  version: FORMAT_VERSION,
+  sections: INDEX_SECTIONS,
+  errors: {
+    notThisFormat: "Cannot read address index: not a vrai BAN index file",
+    version: (found) => `Cannot read address index: format version ${found}, expected ${FORMAT_VERSION}`,
+  },
+};
+
+export interface IndexHeader {
+  version: number;
+  departement: string;
+  /** ISO date of the import. */
+  builtAt: string;
+  communes: CommuneEntry[];
+  postcodes: string[];
+  /** Delivery names (libellé d'acheminement) as BAN writes them ("PARIS", "PARIS 16"). */
+  acheminements: string[];
+  /** House-number suffixes as BAN writes them ("", "b", "bis", "a" …). */
+  suffixes: string[];
+  streetCount: number;
+  addressCount: number;
+  hashBits: number;
+  /** Each section's place, with its element type repeated (the file says what it holds without this code). */
+  sections: Record<SectionName, SectionPlace & { type: SectionType }>;
+}
 
 /** FNV-1a over bytes: the same on both sides (import and query), no string is created for lookups. Three positional
  *  arguments on purpose: it runs per lookup and per street scanned, where an options object would be garbage. */

@@ -3,7 +3,7 @@
 // `france` looked up in BAN_SOURCE, a directory or a URL base (the official download by default).
 import { renameSync, rmSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import { Agent, interceptors, request } from "undici";
 import { readBanCsv } from "./ban_csv.ts";
 import { splitByDepartement, UnsortedSourceError, type SplitIndex } from "./split_departements.ts";
@@ -94,7 +94,11 @@ async function open(source: string, options: ImportOptions): Promise<OpenedSourc
 async function importPass(source: string, options: ImportOptions, grouped: boolean): Promise<SplitIndex[]> {
   const { stream, name, expected, total } = await open(source, options);
   let bytes = 0;
-  const rows = readBanCsv(stream, { onBytes: (n) => { bytes = n; } });
+  const rows = readBanCsv(stream, {
+    onBytes: (n) => {
+      bytes = n;
+    },
+  });
   const written = await splitByDepartement(rows, {
     indexDir: options.indexDir,
     grouped,

@@ -84,7 +84,14 @@ export async function splitByDepartement(rows: AsyncIterable<BanRow>, options: S
     const path = join(indexDir, indexFileName(departement));
     const tmpPath = `${path}.${process.pid}.tmp`;
     writeFileSync(tmpPath, data);
-    written.push({ departement, path, tmpPath, rows: builder.rows, bytes: data.length, ms: Math.round(performance.now() - started) });
+    written.push({
+      departement,
+      path,
+      tmpPath,
+      rows: builder.rows,
+      bytes: data.length,
+      ms: Math.round(performance.now() - started),
+    });
   };
   try {
     for await (const row of rows) {

@@ -1,4 +1,4 @@
-// House number against BAN (DECISIONS §4): listed → fine; outside the street's listed range, or a suffix the number
+// House number against BAN (docs/contract.md §4): listed → fine; outside the street's listed range, or a suffix the number
 // does not have → out of range; inside the range but unlisted → fine, coordinates interpolated between the nearest
 // listed numbers of the same side of the street (same parity), or null.
 import type { BanIndex } from "../index/ban_index.ts";
@@ -35,7 +35,10 @@ function displaySuffix(index: BanIndex, at: { rows: [number, number]; row: numbe
   return allOrdinal && SUFFIX_WORD[rep] ? SUFFIX_WORD[rep]! : rep.toUpperCase();
 }
 
-function interpolate(index: BanIndex, at: { street: number; num: number }): { latitude: number | null; longitude: number | null } {
+function interpolate(
+  index: BanIndex,
+  at: { street: number; num: number },
+): { latitude: number | null; longitude: number | null } {
   const { street, num } = at;
   const { adNumber, adLat, adLon } = index.ad;
   const start = index.st.stAddrStart[street]!;
@@ -86,13 +89,25 @@ export function checkHouseNumber(index: BanIndex, query: NumberQuery): NumberChe
     // number is a building of its own that BAN does not list; the suffixed ones prove the number is real).
     if (suffix !== null) return { status: "out_of_range", row: null, suffix: null, latitude: null, longitude: null };
     const r = rows[0];
-    return { status: "in_range", row: null, suffix: null, latitude: index.ad.adLat[r]! / 1e6, longitude: index.ad.adLon[r]! / 1e6 };
+    return {
+      status: "in_range",
+      row: null,
+      suffix: null,
+      latitude: index.ad.adLat[r]! / 1e6,
+      longitude: index.ad.adLon[r]! / 1e6,
+    };
   }
   const start = index.st.stAddrStart[street]!;
   const count = index.st.stAddrCount[street]!;
   if (count === 0) return { status: "in_range", row: null, suffix: null, latitude: null, longitude: null };
   const min = index.ad.adNumber[start]!;
   const max = index.ad.adNumber[start + count - 1]!;
-  if (num < min || num > max) return { status: "out_of_range", row: null, suffix: null, latitude: null, longitude: null };
-  return { status: "in_range", row: null, suffix: suffix === null ? null : SUFFIX_WORD[suffix] ?? suffix.toUpperCase(), ...interpolate(index, { street, num }) };
+  if (num < min || num > max)
+    return { status: "out_of_range", row: null, suffix: null, latitude: null, longitude: null };
+  return {
+    status: "in_range",
+    row: null,
+    suffix: suffix === null ? null : (SUFFIX_WORD[suffix] ?? suffix.toUpperCase()),
+    ...interpolate(index, { street, num }),
+  };
 }

@@ -1,18 +1,43 @@
 // Street lookup among a set of communes: exact match keys through the hash tables, then a bounded fuzzy scan of the
-// communes' streets. Costs are named partial scores in half-edits (STYLE habit 11): a typo or a phonetic slip costs
-// 2, a different street type 2, a missing type 1. A fuzzy answer needs a clear margin over the next different name.
+// communes' streets. Costs are named partial scores in half-edits (docs/style.md habit 11); what each slip costs and how
+// large a margin a fuzzy answer needs over the next different name are the fuzzy budget (fuzzy_budget.ts).
+import { boundedDistance, stringDistance } from "../../text/edit_distance.ts";
 import type { BanIndex } from "../index/ban_index.ts";
 import { asciiBytes, letterMask } from "../index/format.ts";
 import type { StreetKey } from "../normalize/match_key.ts";
 import { phoneticKey } from "../normalize/phonetic.ts";
 import { STOP_WORDS } from "../normalize/stop_words.ts";
-import { boundedDistance, maxEdits, stringDistance } from "./edit_distance.ts";
+import { tokenize } from "../normalize/tokenize.ts";
+import {
+  CLEAR_MARGIN,
+  DROPPED_WORD_COST,
+  DROPPED_WORD_MIN_BUDGET,
+  EDIT_COST,
+  GUESSED_TYPE_COST,
+  maxEdits,
+  MIN_PHONETIC_KEY,
+  MIN_WORD_EDITS,
+  MISSING_TYPE_COST,
+  OTHER_TYPE_COST,
+  PHONETIC_EDITS,
+  STRAY_ARTICLE_EDITS,
+  STRAY_ARTICLE_MAX_LENGTH,
+  STRETCH_LEAD,
+  stretchedEdits,
+  TYPE_ALLOWANCE,
+  WORD_EDIT_DIVISOR,
+} from "./fuzzy_budget.ts";
 
+// One-letter articles (l, d) are left out: every single letter is one edit from them.
 const STOP_LIST = [...STOP_WORDS].filter((w) => w.length >= 2);
 /** A short word one edit away from an article ("tde", "al", "dwes"): a slip that tokenisation cannot undo. */
 function looksLikeStopWord(word: string): boolean {
   if (STOP_WORDS.has(word)) return false;
-  return STOP_LIST.some((s) => Math.abs(s.length - word.length) <= 1 && stringDistance(word, s, 1) <= 1);
+  return STOP_LIST.some(
+    (s) =>
+      Math.abs(s.length - word.length) <= STRAY_ARTICLE_EDITS &&
+      stringDistance(word, s, STRAY_ARTICLE_EDITS) <= STRAY_ARTICLE_EDITS,
+  );
 }
 
 export interface StreetQuery {
@@ -23,10 +48,32 @@ export interface StreetQuery {
   phonBytes: Uint8Array | undefined;
   mask: number;
   maxEdits: number;
+  /** What the name's length alone allows; edits beyond it need the evidence of STRETCH_LEAD (fuzzy_budget.ts). */
+  lengthEdits: number;
   /** The name with short words that look like misspelt articles dropped ("Rue tde Marigny" → "marigny"). */
   altNameBytes: Uint8Array | null | undefined;
   /** The type word was itself misspelt and guessed ("Aveue" → avenue): every hit costs one edit more. */
   typeGuessed: boolean;
+  /** The name-bearing small words of the query (NAME_WORDS), sorted: a street must carry the same ones. */
+  nameWords: string;
+}
+
+/** Small words the match key drops as articles but that tell streets apart: "Rue sur la Côte" is not "Rue de la
+ *  Côte", "Rue Sous Saint-Pierre" is not "Rue Saint-Pierre" (issue 14, item 6; 46 of 46 such probes were answered
+ *  with the other street). The key keeps dropping them, so that the index format stays; the words are compared on
+ *  the names themselves, only for the few hits a search returns. */
+export const NAME_WORDS: ReadonlySet<string> = new Set(["sur", "sous"]);
+
+/** The NAME_WORDS of a street name, sorted and joined ("" for most names). */
+export function nameWordsOf(name: string): string {
+  return tokenize(name)
+    .filter((w) => NAME_WORDS.has(w))
+    .sort()
+    .join(" ");
+}
+
+function sameNameWords(q: StreetQuery, index: BanIndex, street: number): boolean {
+  return nameWordsOf(index.streetName(street)) === q.nameWords;
 }
 
 export interface StreetScore {
@@ -48,30 +95,32 @@ export interface CommuneScope {
   communes: number[];
 }
 
-export function prepareQuery(key: StreetKey, options: { typeGuessed?: boolean } = {}): StreetQuery {
-  const { typeGuessed = false } = options;
+export function prepareQuery(key: StreetKey, options: { typeGuessed?: boolean; nameWords?: string } = {}): StreetQuery {
+  const { typeGuessed = false, nameWords = "" } = options;
   const keyBytes = asciiBytes(key.key);
   const nameBytes = asciiBytes(key.name);
   return {
     altNameBytes: undefined,
     typeGuessed,
+    nameWords,
     key,
     keyBytes,
     nameBytes,
     phonBytes: undefined,
     mask: letterMask(nameBytes, 0, nameBytes.length),
-    maxEdits: maxEdits(nameBytes.length),
+    maxEdits: stretchedEdits(nameBytes.length),
+    lengthEdits: maxEdits(nameBytes.length),
   };
 }
 
 function typeScore(q: StreetQuery, index: BanIndex, street: number): number {
   const t = index.st.stTypeLen[street]!;
-  if (q.key.type === null) return t === 0 ? 0 : 1;
-  if (t === 0) return 2;
+  if (q.key.type === null) return t === 0 ? 0 : MISSING_TYPE_COST;
+  if (t === 0) return OTHER_TYPE_COST;
   const len = t - 1;
-  if (len !== q.key.type.length) return 2;
+  if (len !== q.key.type.length) return OTHER_TYPE_COST;
   const off = index.st.stKeyOff[street]!;
-  for (let i = 0; i < len; i++) if (index.blob[off + i] !== q.keyBytes[i]) return 2;
+  for (let i = 0; i < len; i++) if (index.blob[off + i] !== q.keyBytes[i]) return OTHER_TYPE_COST;
   return 0;
 }
 
@@ -79,13 +128,14 @@ function typeScore(q: StreetQuery, index: BanIndex, street: number): number {
 export function exactStreets(q: StreetQuery, scopes: readonly CommuneScope[]): StreetHit[] {
   const out: StreetHit[] = [];
   const ids: number[] = [];
-  const typeEdit = q.typeGuessed ? 2 : 0;
+  const typeEdit = q.typeGuessed ? GUESSED_TYPE_COST : 0;
   for (const { index, communes } of scopes) {
     ids.length = 0;
     index.byKey(q.keyBytes, ids);
     if (ids.length === 0) index.byAfnor(q.keyBytes, ids);
     for (const s of ids) {
-      if (communes.includes(index.st.stCommune[s]!)) out.push({ index, street: s, cost: typeEdit, scores: { name: 0, type: typeEdit } });
+      if (communes.includes(index.st.stCommune[s]!) && sameNameWords(q, index, s))
+        out.push({ index, street: s, cost: typeEdit, scores: { name: 0, type: typeEdit } });
     }
   }
   return out;
@@ -95,7 +145,8 @@ function latin1(blob: Uint8Array, start: number, length: number): string {
   return Buffer.from(blob.buffer, blob.byteOffset + start, length).toString("latin1");
 }
 
-/** Word by word, each word within a third of its length (at least one edit); word counts that differ pass. */
+/** Word by word, each word within its share of edits (WORD_EDIT_DIVISOR, MIN_WORD_EDITS); word counts that differ
+ *  pass. */
 function typoShaped(query: string, candidate: string): boolean {
   const qw = query.split(" ");
   const cw = candidate.split(" ");
@@ -104,7 +155,7 @@ function typoShaped(query: string, candidate: string): boolean {
     const a = qw[i]!;
     const b = cw[i]!;
     if (a === b) continue;
-    const allowed = Math.max(1, Math.floor(Math.max(a.length, b.length) / 3));
+    const allowed = Math.max(MIN_WORD_EDITS, Math.floor(Math.max(a.length, b.length) / WORD_EDIT_DIVISOR));
     if (stringDistance(a, b, allowed) > allowed) return false;
   }
   return true;
@@ -117,19 +168,25 @@ function popcount(x: number): number {
 }
 
 /** Streets within the edit budget of the query's name, or with the same phonetic key; sorted by cost. */
-export function fuzzyStreets(q: StreetQuery, scopes: readonly CommuneScope[], options: { maxEdits?: number } = {}): StreetHit[] {
+export function fuzzyStreets(
+  q: StreetQuery,
+  scopes: readonly CommuneScope[],
+  options: { maxEdits?: number; beyondBudget?: boolean } = {},
+): StreetHit[] {
   const out: StreetHit[] = [];
-  const max = Math.min(q.maxEdits, options.maxEdits ?? q.maxEdits);
+  const max = options.beyondBudget
+    ? (options.maxEdits ?? q.maxEdits)
+    : Math.min(q.maxEdits, options.maxEdits ?? q.maxEdits);
   const qLen = q.nameBytes.length;
   q.phonBytes ??= asciiBytes(phoneticKey(q.key.nameTokens));
   const phon = q.phonBytes;
   if (q.altNameBytes === undefined) {
     // Computed on the first fuzzy scan only: exact matches never need it.
     const words = q.key.name.split(" ");
-    const kept = words.filter((w) => !(w.length <= 4 && looksLikeStopWord(w)));
+    const kept = words.filter((w) => !(w.length <= STRAY_ARTICLE_MAX_LENGTH && looksLikeStopWord(w)));
     q.altNameBytes = kept.length > 0 && kept.length < words.length ? asciiBytes(kept.join(" ")) : null;
   }
-  const alt = max > 1 ? q.altNameBytes : null;
+  const alt = max >= DROPPED_WORD_MIN_BUDGET ? q.altNameBytes : null;
   // Only names whose length is within the budget can be within the budget.
   const minLen = Math.min(qLen, alt?.length ?? qLen) - max;
   const maxLen = qLen + max;
@@ -155,29 +212,43 @@ export function fuzzyStreets(q: StreetQuery, scopes: readonly CommuneScope[], op
         if (nLen > maxLen) break;
         let name = max + 1;
         if (Math.abs(nLen - qLen) <= max && (popcount(st.stMask[s]! ^ q.mask) + 1) >> 1 <= max) {
-          name = boundedDistance(q.nameBytes, blob, { aStart: 0, aEnd: qLen, bStart: nStart, bEnd: nStart + nLen, max });
+          name = boundedDistance(q.nameBytes, blob, {
+            aStart: 0,
+            aEnd: qLen,
+            bStart: nStart,
+            bEnd: nStart + nLen,
+            max,
+          });
         }
-        if (name > 1 && alt !== null && Math.abs(nLen - alt.length) <= max - 1) {
-          const d = boundedDistance(alt, blob, { aStart: 0, aEnd: alt.length, bStart: nStart, bEnd: nStart + nLen, max: max - 1 }) + 1;
+        // Without the stray article: only worth it when the name is further than dropping the word costs.
+        if (name > DROPPED_WORD_COST && alt !== null && Math.abs(nLen - alt.length) <= max - DROPPED_WORD_COST) {
+          const range = {
+            aStart: 0,
+            aEnd: alt.length,
+            bStart: nStart,
+            bEnd: nStart + nLen,
+            max: max - DROPPED_WORD_COST,
+          };
+          const d = boundedDistance(alt, blob, range) + DROPPED_WORD_COST;
           if (d < name) name = d;
         }
         // Several edits must be spread like typos, not replace a word: "Général Pilon" is not "Général Niox".
-        if (name >= 2 && name <= max && !typoShaped(q.key.name, latin1(blob, nStart, nLen))) name = max + 1;
+        if (name > MIN_WORD_EDITS && name <= max && !typoShaped(q.key.name, latin1(blob, nStart, nLen))) name = max + 1;
         if (name > max) continue;
         pushHit(out, { q, index, street: s, name, max });
       }
     }
-    // Sound-alikes through the phonetic hash table, whatever their spelling distance ("Osman" → "Haussmann").
-    // Keys of 3 letters or fewer say too little ("Faure" and "Forez" both give "for").
-    if (phon.length >= 4 && max >= 1) {
+    // Sound-alikes through the phonetic hash table, whatever their spelling distance ("Osman" → "Haussmann"), when
+    // the key says enough and the budget allows their cost.
+    if (phon.length >= MIN_PHONETIC_KEY && max >= PHONETIC_EDITS) {
       const ids: number[] = [];
       index.byPhonetic(phon, ids);
       for (const s of ids) {
         if (!communes.includes(st.stCommune[s]!)) continue;
         const seen = out.findIndex((h) => h.index === index && h.street === s);
-        if (seen >= 0 && out[seen]!.scores.name <= 1) continue;
+        if (seen >= 0 && out[seen]!.scores.name <= PHONETIC_EDITS) continue;
         if (seen >= 0) out.splice(seen, 1);
-        pushHit(out, { q, index, street: s, name: 1, max });
+        pushHit(out, { q, index, street: s, name: PHONETIC_EDITS, max });
       }
     }
   }
@@ -185,15 +256,31 @@ export function fuzzyStreets(q: StreetQuery, scopes: readonly CommuneScope[], op
   return out;
 }
 
-function pushHit(out: StreetHit[], hit: { q: StreetQuery; index: BanIndex; street: number; name: number; max: number }): void {
+function pushHit(
+  out: StreetHit[],
+  hit: { q: StreetQuery; index: BanIndex; street: number; name: number; max: number },
+): void {
   const { q, index, street, name, max } = hit;
-  const type = q.typeGuessed ? 2 : typeScore(q, index, street);
-  // Another street type spends one edit of the budget: "Villa des Chauvin" is not "Rue Chardin".
-  if (name > 0 && name * 2 + type > max * 2 + 1) return;
-  out.push({ index, street, cost: name * 2 + type, scores: { name, type } });
+  if (!sameNameWords(q, index, street)) return;
+  const type = q.typeGuessed ? GUESSED_TYPE_COST : typeScore(q, index, street);
+  // Another street type spends one edit of the budget: "Villa des Chauvin" is not "Rue Chardin". The budget is the
+  // name's length budget, or the edits of a stretched hit (which then keeps its type): the evidence rule stretches the
+  // name, not the type ("Cité du Deville" is not "Cour Debille").
+  const budget = Math.min(max, Math.max(name, q.lengthEdits));
+  if (name > 0 && name * EDIT_COST + type > budget * EDIT_COST + TYPE_ALLOWANCE) return;
+  out.push({ index, street, cost: name * EDIT_COST + type, scores: { name, type } });
 }
 
-function sameName(a: StreetHit, b: StreetHit): boolean {
+/** A winner that spent more edits than its name's length allows must lead every other name of the scope by
+ *  STRETCH_LEAD edits: no other name within that many edits more than its own. */
+export function stretchIsClear(q: StreetQuery, scopes: readonly CommuneScope[], winner: StreetHit): boolean {
+  if (winner.scores.name <= q.lengthEdits) return true;
+  const rivals = fuzzyStreets(q, scopes, { maxEdits: winner.scores.name + STRETCH_LEAD - 1, beyondBudget: true });
+  return rivals.every((h) => sameName(h, winner));
+}
+
+/** Two hits carry the same street key (same type and name), in one index or two. */
+export function sameName(a: StreetHit, b: StreetHit): boolean {
   const ak = a.index.st.stKeyLen[a.street]!;
   if (ak !== b.index.st.stKeyLen[b.street]!) return false;
   const ao = a.index.st.stKeyOff[a.street]!;
@@ -203,16 +290,16 @@ function sameName(a: StreetHit, b: StreetHit): boolean {
 }
 
 /**
- * The hits that share the best street name, when that name is clearly better than any other (at least one edit
- * ahead); `prefer` breaks a tie, typically "this street has the house number". Null when it stays ambiguous.
+ * The hits that share the best street name, when that name is clearly better than any other (CLEAR_MARGIN ahead);
+ * `prefer` breaks a tie, typically "this street has the house number". Null when it stays ambiguous.
  */
 export function clearWinner(hits: readonly StreetHit[], prefer?: (hit: StreetHit) => boolean): StreetHit[] | null {
   if (hits.length === 0) return null;
   const best = hits[0]!;
   const rival = hits.find((h) => !sameName(h, best));
-  if (rival === undefined || rival.cost - best.cost >= 2) return hits.filter((h) => sameName(h, best));
+  if (rival === undefined || rival.cost - best.cost >= CLEAR_MARGIN) return hits.filter((h) => sameName(h, best));
   if (prefer) {
-    const close = hits.filter((h) => h.cost - best.cost < 2);
+    const close = hits.filter((h) => h.cost - best.cost < CLEAR_MARGIN);
     const preferred = close.filter(prefer);
     if (preferred.length > 0 && preferred.every((h) => sameName(h, preferred[0]!))) {
       return hits.filter((h) => sameName(h, preferred[0]!));

@@ -9,6 +9,7 @@ const normadresse = require("@etalab/normadresse") as (input: string, maxLength?
 /** Upper-case postal form of a street label, abbreviated only when longer than `maxLength` (32 by default). */
 export function abbreviateStreet(label: string, options: { maxLength?: number } = {}): string {
   const { maxLength = 32 } = options;
-  if (!Number.isInteger(maxLength) || maxLength < 1) throw new RangeError(`Cannot abbreviate street: maxLength must be >= 1, got ${maxLength}`);
+  if (!Number.isInteger(maxLength) || maxLength < 1)
+    throw new RangeError(`Cannot abbreviate street: maxLength must be >= 1, got ${maxLength}`);
   return normadresse(label, maxLength);
 }

@@ -1,8 +1,18 @@
-// Match keys are ASCII: é→e, ç→c, œ→oe, æ→ae, ß→ss (NORMALISATION §1, addok `_normalize`).
+// Match keys are ASCII: é→e, ç→c, œ→oe, æ→ae, ß→ss (docs/address_rules.md §1, addok `_normalize`).
 
 // Letters that NFD does not decompose.
 const LIGATURES: Readonly<Record<string, string>> = {
-  "œ": "oe", "Œ": "OE", "æ": "ae", "Æ": "AE", "ß": "ss", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "đ": "d", "Đ": "D",
+  œ: "oe",
+  Œ: "OE",
+  æ: "ae",
+  Æ: "AE",
+  ß: "ss",
+  ø: "o",
+  Ø: "O",
+  ł: "l",
+  Ł: "L",
+  đ: "d",
+  Đ: "D",
 };
 const ASCII = /^[\x00-\x7f]*$/;
 

@@ -1,5 +1,5 @@
 // The match keys of streets and cities: the same PROCESSORS run over BAN names at import time and over user input at
-// query time, so the two sides can only meet in the same form (NORMALISATION §1 "match key").
+// query time, so the two sides can only meet in the same form (docs/address_rules.md §1 "match key").
 import { expandAbbreviations } from "./expand_abbrev.ts";
 import { foldOrdinalWord } from "./ordinal.ts";
 import { pipe, type TokenProcessor } from "./pipe.ts";
@@ -51,7 +51,12 @@ const cityOrdinals: TokenProcessor = (tokens) =>
   tokens.filter((t) => !CITY_NOISE.has(t)).map((t) => foldOrdinalWord(t).replace(/^(\d+)e$/, "$1"));
 
 /** City name processors, in order. */
-export const CITY_PROCESSORS: readonly TokenProcessor[] = [expandAllWords, cityOrdinals, removeLeadingZeros, dropStopWords];
+export const CITY_PROCESSORS: readonly TokenProcessor[] = [
+  expandAllWords,
+  cityOrdinals,
+  removeLeadingZeros,
+  dropStopWords,
+];
 
 export interface StreetKey {
   /** Every word: "rue rivoli". */

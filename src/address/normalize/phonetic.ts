@@ -1,4 +1,4 @@
-// A French phonetic key in the spirit of addok-fr `phonemicize` (NORMALISATION §1): two spellings that sound the
+// A French phonetic key in the spirit of addok-fr `phonemicize` (docs/address_rules.md §1): two spellings that sound the
 // same get the same key ("Haussmann" / "Osman", "Lecourbe" / "Lekourbe", "Cergy" / "Sergi"). It only serves as one
 // more way for a fuzzy street match to be accepted, never as an exact match.
 
@@ -34,7 +34,7 @@ export function phoneticWord(word: string): string {
   if (/^\d+e?$/.test(word)) return word;
   let out = word;
   for (const [re, to] of RULES) out = out.replace(re, to);
-  return out === "" ? word[0] ?? "" : out;
+  return out === "" ? (word[0] ?? "") : out;
 }
 
 /** Phonetic key of a list of words, joined without spaces (word boundaries are often misheard too). */

@@ -1,4 +1,4 @@
-// addok's processor contract (STYLE §5, habit 11): each stage takes the tokens and returns tokens; pipe() runs an
+// addok's processor contract (docs/style.md §5, habit 11): each stage takes the tokens and returns tokens; pipe() runs an
 // ordered list of them.
 
 export type TokenProcessor = (tokens: string[]) => string[];

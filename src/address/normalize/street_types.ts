@@ -1,8 +1,8 @@
-// Street types: every spelling seen in input → the full word BAN writes (NORMALISATION §2: addok-france type
+// Street types: every spelling seen in input → the full word BAN writes (docs/address_rules.md §2: addok-france type
 // regexes, addok-fr synonyms, BAN first-word table, libpostal street_types). The type is what lets the parser decide
 // that the token before it is a house number, and what the matcher compares apart from the street's name.
+import { withinOneEdit } from "../../text/edit_distance.ts";
 import { foldAccents } from "./fold_accents.ts";
-import { withinOneEdit } from "./one_edit.ts";
 
 // Full type (match-key form) → abbreviations. Ambiguous short forms are left out on purpose: "ter" (suffix TER, not
 // terrasse), "cr" (cour or chemin rural), "gal" (galerie or général: the title wins, see expand_abbrev.ts).
@@ -10,7 +10,8 @@ const TABLE: Readonly<Record<string, readonly string[]>> = {
   allee: ["all", "al", "alle", "alee", "allees"],
   avenue: ["av", "ave", "aven", "avn", "avnu", "avnue", "avenu", "avenues"],
   boulevard: ["bd", "bld", "blvd", "bvd", "bou", "boul", "bould", "boulv", "bde", "bl", "bvld"],
-  rue: ["r", "ru", "rues"],
+  // "ruee", "reu": the two slips of "rue" seen in typed lines (issue 14); too short for guessStreetType().
+  rue: ["r", "ru", "rues", "ruee", "reu"],
   chemin: ["ch", "che", "chem", "chm", "chemins"],
   impasse: ["imp", "impas", "imps"],
   place: ["pl", "pla", "plac", "places"],
@@ -131,4 +132,3 @@ export function guessStreetType(word: string): string | null {
   }
   return found;
 }
-

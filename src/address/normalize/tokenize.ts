@@ -3,6 +3,8 @@ import { foldAccents } from "./fold_accents.ts";
 
 /** "Rue de l'Église" → ["rue", "de", "l", "eglise"]. */
 export function tokenize(text: string): string[] {
-  const words = foldAccents(text).toLowerCase().split(/[^a-z0-9]+/);
+  const words = foldAccents(text)
+    .toLowerCase()
+    .split(/[^a-z0-9]+/);
   return words.filter((w) => w !== "");
 }

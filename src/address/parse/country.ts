@@ -1,16 +1,41 @@
 // Country of an address: FR is the only country covered (spec). Accepted spellings: ISO alpha-2, alpha-3 or the name,
-// in any case (DECISIONS §4). The overseas départements have their own ISO codes but are French communes with BAN
+// in any case (docs/contract.md §4). The overseas départements have their own ISO codes but are French communes with BAN
 // data, so GP/MQ/GF/RE/YT count as FR here.
 import { foldAccents } from "../normalize/fold_accents.ts";
 
 const FRANCE = new Set([
-  "fr", "fra", "fx", "france", "france metropolitaine", "republique francaise", "french republic",
-  "gp", "glp", "guadeloupe", "mq", "mtq", "martinique", "gf", "guf", "guyane", "guyane francaise", "french guiana",
-  "re", "reu", "reunion", "la reunion", "yt", "myt", "mayotte",
+  "fr",
+  "fra",
+  "fx",
+  "france",
+  "france metropolitaine",
+  "republique francaise",
+  "french republic",
+  "gp",
+  "glp",
+  "guadeloupe",
+  "mq",
+  "mtq",
+  "martinique",
+  "gf",
+  "guf",
+  "guyane",
+  "guyane francaise",
+  "french guiana",
+  "re",
+  "reu",
+  "reunion",
+  "la reunion",
+  "yt",
+  "myt",
+  "mayotte",
 ]);
 
 function fold(text: string): string {
-  return foldAccents(text).toLowerCase().replace(/[^a-z]+/g, " ").trim();
+  return foldAccents(text)
+    .toLowerCase()
+    .replace(/[^a-z]+/g, " ")
+    .trim();
 }
 
 let names: Map<string, string> | undefined;
@@ -18,7 +43,10 @@ let names: Map<string, string> | undefined;
 function countryNames(): Map<string, string> {
   if (names) return names;
   names = new Map();
-  const displays = [new Intl.DisplayNames(["fr"], { type: "region" }), new Intl.DisplayNames(["en"], { type: "region" })];
+  const displays = [
+    new Intl.DisplayNames(["fr"], { type: "region" }),
+    new Intl.DisplayNames(["en"], { type: "region" }),
+  ];
   for (let a = 65; a <= 90; a++) {
     for (let b = 65; b <= 90; b++) {
       const code = String.fromCharCode(a, b);
@@ -29,9 +57,22 @@ function countryNames(): Map<string, string> {
     }
   }
   const aliases: Record<string, string> = {
-    uk: "GB", "united kingdom": "GB", england: "GB", angleterre: "GB", "great britain": "GB", usa: "US",
-    "etats unis": "US", "united states of america": "US", deutschland: "DE", espana: "ES", italia: "IT",
-    schweiz: "CH", suisse: "CH", nederland: "NL", belgie: "BE", "pays bas": "NL",
+    uk: "GB",
+    "united kingdom": "GB",
+    england: "GB",
+    angleterre: "GB",
+    "great britain": "GB",
+    usa: "US",
+    "etats unis": "US",
+    "united states of america": "US",
+    deutschland: "DE",
+    espana: "ES",
+    italia: "IT",
+    schweiz: "CH",
+    suisse: "CH",
+    nederland: "NL",
+    belgie: "BE",
+    "pays bas": "NL",
   };
   for (const [k, v] of Object.entries(aliases)) names.set(k, v);
   for (const f of FRANCE) if (f.length > 3) names.set(f, "FR");

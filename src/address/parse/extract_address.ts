@@ -1,5 +1,5 @@
 // Company or building text before "<number> <street type>" is no part of the address ("Immeuble Plein-Centre 60,
-// avenue du Centre …" → "60, avenue du Centre …"), addok-france extract_address, NORMALISATION §6.
+// avenue du Centre …" → "60, avenue du Centre …"), addok-france extract_address, docs/address_rules.md §6.
 import { STREET_TYPE_WORDS } from "../normalize/street_types.ts";
 
 const TYPES = STREET_TYPE_WORDS.filter((w) => w.length > 1).join("|");
@@ -14,7 +14,7 @@ export function extractAddress(text: string): string {
   // Accents removed for the search only: NFD + combining-mark removal keeps the other positions stable per letter,
   // so the index is mapped back through the folded prefix length.
   const m = START.exec(folded);
-  if (!m || m.index === 0 && !/^\s/.test(folded)) return text;
+  if (!m || (m.index === 0 && !/^\s/.test(folded))) return text;
   const start = m.index + m[0].indexOf(m[1]!);
   if (start === 0) return text;
   const prefixFolded = folded.slice(0, start);

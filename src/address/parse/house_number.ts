@@ -1,4 +1,4 @@
-// House numbers and their suffix (indice de répétition), NORMALISATION §5 and the addok-france processors
+// House numbers and their suffix (indice de répétition), docs/address_rules.md §5 and the addok-france processors
 // flag_housenumber, glue_ordinal, fold_ordinal, remove_leading_zeros (fixtures in shared/address/fixtures).
 import { foldAccents } from "../normalize/fold_accents.ts";
 import { isStreetType } from "../normalize/street_types.ts";
@@ -8,9 +8,21 @@ export const NUMBER_PATTERN = /^\d{1,4}[a-z]?$/i;
 
 const ORDINAL_WORDS = ["bis", "ter", "quater", "quinquies", "sexies"] as const;
 /** Suffix word → its one-letter fold (BIS→B, TER→T, QUATER→Q, QUINQUIES→C, SEXIES→S). */
-export const SUFFIX_FOLD: Readonly<Record<string, string>> = nullProto({ bis: "b", ter: "t", quater: "q", quinquies: "c", sexies: "s" });
+export const SUFFIX_FOLD: Readonly<Record<string, string>> = nullProto({
+  bis: "b",
+  ter: "t",
+  quater: "q",
+  quinquies: "c",
+  sexies: "s",
+});
 /** One-letter fold → display word, when a number's suffixes are all of this kind (BAN rewriteSuffixes). */
-export const SUFFIX_WORD: Readonly<Record<string, string>> = nullProto({ b: "bis", t: "ter", q: "quater", c: "quinquies", s: "sexies" });
+export const SUFFIX_WORD: Readonly<Record<string, string>> = nullProto({
+  b: "bis",
+  t: "ter",
+  q: "quater",
+  c: "quinquies",
+  s: "sexies",
+});
 
 /** "03" → "3", "00009" → "9", "02230" stays (a postcode), "0" stays. */
 export function removeLeadingZeros(token: string): string {
@@ -71,7 +83,7 @@ const LEADING = new RegExp(
 
 /**
  * Reads the house number at the start of an address part: "12 bis rue X", "12bis, rue X", "241 r de X" (r = rue).
- * A lone letter is a suffix only when a street type or the end follows (NORMALISATION §5, addok#298).
+ * A lone letter is a suffix only when a street type or the end follows (docs/address_rules.md §5, addok#298).
  */
 export function readHouseNumber(text: string): HouseNumber | null {
   const m = LEADING.exec(text);
@@ -90,6 +102,48 @@ export function readHouseNumber(text: string): HouseNumber | null {
     }
   }
   return { number: removeLeadingZeros(digits), suffix, rest: rest.trim() };
+}
+
+// Words after which a trailing number belongs to the name: "Rue du 8 Mai 1945", "Place du 18 Juin 1940", "Rue de l'An
+// 2000", "Rue du XXIV".
+const NAME_NUMBER_BEFORE = new Set([
+  "janvier",
+  "fevrier",
+  "mars",
+  "avril",
+  "mai",
+  "juin",
+  "juillet",
+  "aout",
+  "septembre",
+  "octobre",
+  "novembre",
+  "decembre",
+  "an",
+  "de",
+  "du",
+  "des",
+  "d",
+  "l",
+  "la",
+  "le",
+  "les",
+]);
+const TRAILING = new RegExp(`^(.*\\S)\\s+(\\d{1,4})(?:\\s*(${SUFFIX_ALT}))?$`, "i");
+
+/**
+ * A number after the street ("Boulevard Saint-Martin 20", issue 14): only after a name that starts with a street
+ * type, and not when the number belongs to the name (a date, "l'An 2000").
+ */
+export function readTrailingHouseNumber(text: string): HouseNumber | null {
+  const m = TRAILING.exec(text);
+  if (!m) return null;
+  const before = m[1]!;
+  const words = foldAccents(before)
+    .toLowerCase()
+    .split(/[\s'’-]+/);
+  if (words.length < 2 || !isStreetType(words[0]!) || NAME_NUMBER_BEFORE.has(words.at(-1)!)) return null;
+  return { number: removeLeadingZeros(m[2]!), suffix: m[3]?.toLowerCase() ?? null, rest: before.trim() };
 }
 
 /** addok-france match_housenumber: "3bis r du 8 mai troyes" → "3 bis"; no leading number → null. */

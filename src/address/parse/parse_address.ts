@@ -4,7 +4,7 @@ import type { AddressInput } from "../types.ts";
 import { cleanQuery, hasCedex } from "./clean_query.ts";
 import { splitCountry } from "./country.ts";
 import { extractAddress } from "./extract_address.ts";
-import { readHouseNumber, SUFFIX_FOLD } from "./house_number.ts";
+import { readHouseNumber, readTrailingHouseNumber, SUFFIX_FOLD } from "./house_number.ts";
 
 export interface ParsedAddress {
   houseNumber: string | null;
@@ -16,14 +16,15 @@ export interface ParsedAddress {
   country: string | null;
   /** How the country was read off the line: its own comma segment, trailing words, or not from the line. */
   countryFrom: "segment" | "words" | null;
-  /** Set when the postcode given was a CEDEX code: only its département says something (NORMALISATION §6). */
+  /** Set when the postcode given was a CEDEX code: only its département says something (docs/address_rules.md §6). */
   cedexDepartement: string | null;
 }
 
 const POSTCODE = /(?:^|[\s,])(\d{5})(?=[\s,.]|$)/g;
 const CEDEX_DEPARTEMENT = /(?:^|[\s,])(\d{2}|2[ab]|97\d)\s+([^\d,][^\d]*)$/i;
 // Trailing segments that are no street: "Bât B", "Appartement 12", "Escalier 3".
-const TRAILING_NOISE = /^(?:bat|bât|batiment|bâtiment|appt?|appartement|esc|escalier|etage|étage|porte|apt|ch|chambre|lot)\.?\s*(?:n°\s*)?[\w-]{0,5}$/i;
+const TRAILING_NOISE =
+  /^(?:bat|bât|batiment|bâtiment|appt?|appartement|esc|escalier|etage|étage|porte|apt|ch|chambre|lot)\.?\s*(?:n°\s*)?[\w-]{0,5}$/i;
 
 function blank(value: string | undefined): string | null {
   const v = value?.trim();
@@ -61,7 +62,13 @@ function splitLine(line: string): LineParts {
     const start = last.index + last[0].indexOf(last[1]!);
     postcode = last[1]!;
     address = rest.slice(0, start);
-    city = cleanPart(rest.slice(start + 5).split(",")[0]!) || null;
+    // "…, 75004, Paris": the city may stand in the segment after the postcode's.
+    city =
+      rest
+        .slice(start + 5)
+        .split(",")
+        .map(cleanPart)
+        .find((s) => s !== "") ?? null;
   } else if (cedex) {
     const m = CEDEX_DEPARTEMENT.exec(rest);
     if (m) {
@@ -72,7 +79,10 @@ function splitLine(line: string): LineParts {
   }
   if (city === null) {
     // "12 rue de Rivoli, Paris" or "12 rue de Rivoli, Paris 75001": the city is the last comma segment.
-    const segments = address.split(",").map(cleanPart).filter((s) => s !== "");
+    const segments = address
+      .split(",")
+      .map(cleanPart)
+      .filter((s) => s !== "");
     if (segments.length >= 2 && !/^\d+\s*[a-z]?$/i.test(segments.at(-2)!)) {
       city = segments.pop()!;
       address = segments.join(", ");
@@ -82,10 +92,14 @@ function splitLine(line: string): LineParts {
 }
 
 // The same inside the street segment, at its end: "rue X appartement 12", "rue X bât. C esc 2".
-const TRAILING_UNIT = /\s+(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|ch|chambre)(?=[\s.])\.?\s*(?:n°\s*)?[\w-]{1,5}$/i;
+const TRAILING_UNIT =
+  /\s+(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|ch|chambre)(?=[\s.])\.?\s*(?:n°\s*)?[\w-]{1,5}$/i;
 
 function streetSegment(text: string): string {
-  const segments = text.split(",").map(cleanPart).filter((s) => s !== "" && !TRAILING_NOISE.test(s));
+  const segments = text
+    .split(",")
+    .map(cleanPart)
+    .filter((s) => s !== "" && !TRAILING_NOISE.test(s));
   let street = segments[0] ?? "";
   for (let i = 0; i < 3 && TRAILING_UNIT.test(street); i++) street = street.replace(TRAILING_UNIT, "");
   return street;
@@ -114,6 +128,12 @@ export function parseAddress(input: AddressInput): ParsedAddress {
       street = streetSegment(hn.rest) || null;
     } else {
       street = streetSegment(address) || null;
+      const trailing = street === null ? null : readTrailingHouseNumber(street);
+      if (trailing) {
+        houseNumber = trailing.number;
+        suffix = foldSuffix(trailing.suffix);
+        street = trailing.rest;
+      }
     }
   }
 

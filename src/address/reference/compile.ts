@@ -1,28 +1,28 @@
-// Nationwide communes, postcodes and delivery names (DECISIONS §8) compiled once per process from the npm data
+// Nationwide communes, postcodes and delivery names (docs/contract.md §8) compiled once per process from the npm data
 // packages into three compact text tables. The main thread compiles them, then packs them into typed-array lookups
 // in a SharedArrayBuffer (pack_reference.ts) that every worker thread reads in place (reference.ts). codes-postaux'
 // 65 MB "full" file is never read: the 3.8 MB table has every (postcode, commune, delivery name) triple needed.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
-import { readIndexFile } from "../index/ban_index.ts";
 import { cityKey } from "../normalize/match_key.ts";
+import { readPackedFile } from "../packed_file.ts";
 import { packReference } from "./pack_reference.ts";
 import { Reference } from "./reference.ts";
-import { REFERENCE_VERSION } from "./reference_format.ts";
+import { REFERENCE_VERSION, type ReferenceTables } from "./reference_format.ts";
 
-export interface ReferenceTables {
-  /** "postcode|insee|delivery name|city key" lines (35,684 in 2025). */
-  pairs: string;
-  /** "insee|name|parent|city key" lines: current communes and municipal arrondissements (parent = their commune). */
-  communes: string;
-  /** "insee|name|parent|city key" lines: delegated and associated former communes (parent = the current commune).
-   *  City keys are computed here once, not in every worker. */
-  formers: string;
+interface CodePostalEntry {
+  codePostal: string;
+  codeCommune: string;
+  libelleAcheminement: string;
 }
-
-interface CodePostalEntry { codePostal: string; codeCommune: string; libelleAcheminement: string }
-interface CommuneEntry { code: string; nom: string; type: string; chefLieu?: string; commune?: string }
+interface CommuneEntry {
+  code: string;
+  nom: string;
+  type: string;
+  chefLieu?: string;
+  commune?: string;
+}
 
 const require = createRequire(import.meta.url);
 
@@ -38,7 +38,9 @@ export function compileReference(): ReferenceTables {
     if (k === undefined) keys.set(name, (k = cityKey(name)));
     return k;
   };
-  const pairs = cp.map((e) => `${e.codePostal}|${e.codeCommune}|${e.libelleAcheminement}|${key(e.libelleAcheminement)}`);
+  const pairs = cp.map(
+    (e) => `${e.codePostal}|${e.codeCommune}|${e.libelleAcheminement}|${key(e.libelleAcheminement)}`,
+  );
   const current: string[] = [];
   const formers: string[] = [];
   for (const c of communes) {
@@ -65,7 +67,7 @@ export function cachedReference(dir: string): SharedArrayBuffer {
   const path = join(dir, `reference-${dataVersions()}-packed${REFERENCE_VERSION}.bin`);
   if (existsSync(path)) {
     try {
-      const packed = readIndexFile(path);
+      const packed = readPackedFile(path);
       new Reference(packed); // Checks the magic and the version.
       return packed;
     } catch {

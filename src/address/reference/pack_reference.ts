@@ -2,10 +2,15 @@
 // the main thread: the Maps are built here, the way each worker thread used to build them, then flattened into typed
 // arrays that every thread reads in place (reference.ts).
 import { hashBytes } from "../index/format.ts";
-import type { ReferenceTables } from "./compile.ts";
+import { writePacked } from "../packed_file.ts";
 import {
-  CITY_KINDS, codeNumber, REF_BYTES, REFERENCE_MAGIC, REFERENCE_SECTIONS, REFERENCE_VERSION,
-  type RefSectionInfo, type RefSectionName, type ReferenceHeader,
+  CITY_KINDS,
+  codeNumber,
+  REFERENCE_FORMAT,
+  REFERENCE_VERSION,
+  type RefSectionName,
+  type ReferenceHeader,
+  type ReferenceTables,
 } from "./reference_format.ts";
 
 type CityKind = (typeof CITY_KINDS)[number];
@@ -26,7 +31,14 @@ interface ReferenceMaps {
 }
 
 function buildMaps(tables: ReferenceTables): ReferenceMaps {
-  const m: ReferenceMaps = { name: new Map(), parent: new Map(), children: new Map(), byPostcode: new Map(), postcodesOf: new Map(), cities: new Map() };
+  const m: ReferenceMaps = {
+    name: new Map(),
+    parent: new Map(),
+    children: new Map(),
+    byPostcode: new Map(),
+    postcodesOf: new Map(),
+    cities: new Map(),
+  };
   const expand = (insee: string) => m.children.get(insee) ?? [insee];
   const addCity = (key: string, kind: CityKind, insee: string) => {
     let matches = m.cities.get(key);
@@ -188,32 +200,29 @@ export function packReference(tables: ReferenceTables): SharedArrayBuffer {
   matchCommuneStart.push(matchCommune.length);
 
   const data: Record<RefSectionName, ArrayLike<number> & { length: number }> = {
-    communeCode, communeNameStart, communeParent, childStart, childList, postcodeOfStart, postcodeOfList,
-    postcode, pairStart, pairCommune, pairAchem, achemStart, cityKeyStart, cityHash, cityMatchStart, matchKind,
-    matchCommuneStart, matchCommune, blob: Buffer.concat(blob.parts, blob.length),
+    communeCode,
+    communeNameStart,
+    communeParent,
+    childStart,
+    childList,
+    postcodeOfStart,
+    postcodeOfList,
+    postcode,
+    pairStart,
+    pairCommune,
+    pairAchem,
+    achemStart,
+    cityKeyStart,
+    cityHash,
+    cityMatchStart,
+    matchKind,
+    matchCommuneStart,
+    matchCommune,
+    blob: Buffer.concat(blob.parts, blob.length),
   };
-  const sections = {} as Record<RefSectionName, RefSectionInfo>;
-  let offset = 0;
-  for (const name of Object.keys(REFERENCE_SECTIONS) as RefSectionName[]) {
-    sections[name] = { offset, length: data[name].length };
-    offset += data[name].length * REF_BYTES[REFERENCE_SECTIONS[name]];
-    offset = (offset + 7) & ~7;
-  }
-  const header: ReferenceHeader = { version: REFERENCE_VERSION, sections };
-  const headerBytes = Buffer.from(JSON.stringify(header), "utf8");
-  const dataStart = (8 + 4 + headerBytes.length + 7) & ~7;
-  const shared = new SharedArrayBuffer(dataStart + offset);
-  const out = new Uint8Array(shared);
-  out.set(Buffer.from(REFERENCE_MAGIC, "latin1"), 0);
-  new DataView(shared).setUint32(8, headerBytes.length, true);
-  out.set(headerBytes, 12);
-  for (const name of Object.keys(REFERENCE_SECTIONS) as RefSectionName[]) {
-    const { offset: at, length } = sections[name];
-    const type = REFERENCE_SECTIONS[name];
-    const start = dataStart + at;
-    if (type === "u8") new Uint8Array(shared, start, length).set(data[name]);
-    else if (type === "u32") new Uint32Array(shared, start, length).set(data[name]);
-    else new Int32Array(shared, start, length).set(data[name]);
-  }
-  return shared;
+  const packed = writePacked(REFERENCE_FORMAT, data, {
+    header: (sections): ReferenceHeader => ({ version: REFERENCE_VERSION, sections }),
+    shared: true,
+  });
+  return packed.buffer as SharedArrayBuffer;
 }

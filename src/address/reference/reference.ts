@@ -2,12 +2,20 @@
 // reference_format.ts): which communes a postcode serves, which communes a city name designates (current names,
 // arrondissements, delivery names, former communes), and the delivery name to print. Every lookup reads the shared
 // typed arrays in place: a worker thread holds views, not a copy (it used to build about 44 MB of Maps).
-import { boundedDistance, maxEdits, stringDistance } from "../match/edit_distance.ts";
+import { boundedDistance, stringDistance } from "../../text/edit_distance.ts";
+import { CITY_MAX_EDITS, maxEdits } from "../match/fuzzy_budget.ts";
 import { foldAccents } from "../normalize/fold_accents.ts";
 import { cityKey } from "../normalize/match_key.ts";
+import { readPacked, type Views } from "../packed_file.ts";
 import {
-  CITY_KINDS, codeNumber, codeText, hashKey, REFERENCE_MAGIC, REFERENCE_SECTIONS, REFERENCE_VERSION, sortedIndexOf,
-  type RefSectionName, type ReferenceHeader,
+  CITY_KINDS,
+  codeNumber,
+  codeText,
+  hashKey,
+  REFERENCE_FORMAT,
+  type REFERENCE_SECTIONS,
+  sortedIndexOf,
+  type ReferenceHeader,
 } from "./reference_format.ts";
 
 export interface PostcodePair {
@@ -27,7 +35,10 @@ export interface CityMatch {
 const DISPLAY_STOP = new Set(["de", "du", "des", "la", "le", "les", "sur", "sous", "en", "et", "aux", "au", "l", "d"]);
 
 function upperKey(text: string): string {
-  return foldAccents(text).toUpperCase().replace(/[^A-Z0-9]+/g, " ").trim();
+  return foldAccents(text)
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, " ")
+    .trim();
 }
 
 function titleCase(upper: string): string {
@@ -38,35 +49,17 @@ function titleCase(upper: string): string {
     .join(" ");
 }
 
-type Views = { [K in RefSectionName]: (typeof REFERENCE_SECTIONS)[K] extends "u8" ? Uint8Array : (typeof REFERENCE_SECTIONS)[K] extends "i32" ? Int32Array : Uint32Array };
-
 export class Reference {
-  readonly #v: Views;
-  /** The whole buffer as a Buffer (no copy): strings are decoded straight out of it. */
+  readonly #v: Views<typeof REFERENCE_SECTIONS>;
+  /** The blob section as a Buffer (no copy): strings are decoded straight out of it. */
   readonly #bytes: Buffer;
   readonly #hashMask: number;
 
   /** Views over a buffer made by packReference(); nothing is copied. */
   constructor(buffer: SharedArrayBuffer | ArrayBuffer) {
-    const bytes = Buffer.from(buffer);
-    if (bytes.length < 12 || bytes.toString("latin1", 0, 8) !== REFERENCE_MAGIC) {
-      throw new TypeError("Cannot read address reference: not a packed reference");
-    }
-    const headerLength = bytes.readUInt32LE(8);
-    const header = JSON.parse(bytes.toString("utf8", 12, 12 + headerLength)) as ReferenceHeader;
-    if (header.version !== REFERENCE_VERSION) {
-      throw new TypeError(`Cannot read address reference: version ${header.version}, expected ${REFERENCE_VERSION}`);
-    }
-    const dataStart = (8 + 4 + headerLength + 7) & ~7;
-    const v = {} as Record<RefSectionName, Uint8Array | Uint32Array | Int32Array>;
-    for (const name of Object.keys(REFERENCE_SECTIONS) as RefSectionName[]) {
-      const { offset, length } = header.sections[name];
-      const type = REFERENCE_SECTIONS[name];
-      const at = dataStart + offset;
-      v[name] = type === "u8" ? new Uint8Array(buffer, at, length) : type === "i32" ? new Int32Array(buffer, at, length) : new Uint32Array(buffer, at, length);
-    }
-    this.#v = v as Views;
-    this.#bytes = Buffer.from(buffer, dataStart + header.sections.blob.offset, header.sections.blob.length);
+    const { views } = readPacked<typeof REFERENCE_SECTIONS, ReferenceHeader>(buffer, REFERENCE_FORMAT);
+    this.#v = views;
+    this.#bytes = Buffer.from(views.blob.buffer, views.blob.byteOffset, views.blob.length);
     this.#hashMask = this.#v.cityHash.length - 1;
   }
 
@@ -102,7 +95,10 @@ export class Reference {
     const out: PostcodePair[] = [];
     for (let k = pairStart[p]!; k < pairStart[p + 1]!; k++) {
       const a = pairAchem[k]!;
-      out.push({ insee: codeText(communeCode[pairCommune[k]!]!), acheminement: this.#bytes.toString("utf8", achemStart[a]!, achemStart[a + 1]!) });
+      out.push({
+        insee: codeText(communeCode[pairCommune[k]!]!),
+        acheminement: this.#bytes.toString("utf8", achemStart[a]!, achemStart[a + 1]!),
+      });
     }
     return out;
   }
@@ -165,7 +161,10 @@ export class Reference {
     const { cityMatchStart, matchKind, matchCommuneStart, matchCommune } = this.#v;
     const out: CityMatch[] = [];
     for (let x = cityMatchStart[k]!; x < cityMatchStart[k + 1]!; x++) {
-      out.push({ kind: CITY_KINDS[matchKind[x]!]!, communes: this.#codes(matchCommune, matchCommuneStart[x]!, matchCommuneStart[x + 1]!) });
+      out.push({
+        kind: CITY_KINDS[matchKind[x]!]!,
+        communes: this.#codes(matchCommune, matchCommuneStart[x]!, matchCommuneStart[x + 1]!),
+      });
     }
     return out;
   }
@@ -173,7 +172,7 @@ export class Reference {
   /** City names within a few edits of `city`, among `communes` (or nationwide when omitted); a unique one wins. */
   closestCity(city: string, communes?: readonly string[]): CityMatch | null {
     const key = cityKey(city);
-    const max = Math.min(2, maxEdits(key.length));
+    const max = Math.min(CITY_MAX_EDITS, maxEdits(key.length));
     if (max === 0) return null;
     const best = communes ? this.#closestAmong(key, max, communes) : this.#closestAnywhere(key, max);
     if (best < 0) return null;

@@ -1,16 +1,26 @@
-// Layout of the packed nationwide reference (pack_reference.ts writes it, reference.ts reads it): the commune,
-// postcode and city-name lookups as typed arrays in one SharedArrayBuffer, so that every worker thread reads the
-// same bytes instead of building its own Maps (about 44 MB of heap per thread when it did).
-//
-//   "VRAIREF1" | u32 header length | header JSON | sections, each 8-byte aligned (offsets in the header)
+// Layout of the packed nationwide reference (pack_reference.ts writes it, reference.ts reads it), a packed file
+// (../packed_file.ts: magic, header JSON, 8-byte aligned sections): the commune, postcode and city-name lookups as
+// typed arrays in one SharedArrayBuffer, so that every worker thread reads the same bytes instead of building its own
+// Maps (about 44 MB of heap per thread when it did).
 //
 // Communes and postcodes are numbers (codeNumber()), kept sorted so that a lookup is a binary search; lists hang off
 // them CSR-style (`xStart[i]..xStart[i + 1]` in a flat list); strings live in one UTF-8 blob.
 
+import type { PackedFormat, PackedHeader, SectionType } from "../packed_file.ts";
+
 export const REFERENCE_MAGIC = "VRAIREF1";
 export const REFERENCE_VERSION = 1;
 
-export type RefSectionType = "u8" | "u32" | "i32";
+/** What compile.ts reads out of the npm data packages and pack_reference.ts packs. */
+export interface ReferenceTables {
+  /** "postcode|insee|delivery name|city key" lines (35,684 in 2025). */
+  pairs: string;
+  /** "insee|name|parent|city key" lines: current communes and municipal arrondissements (parent = their commune). */
+  communes: string;
+  /** "insee|name|parent|city key" lines: delegated and associated former communes (parent = the current commune).
+   *  City keys are computed here once, not in every worker. */
+  formers: string;
+}
 
 export const REFERENCE_SECTIONS = {
   /** Sorted codeNumber() of every INSEE code the tables name. */
@@ -43,23 +53,24 @@ export const REFERENCE_SECTIONS = {
   matchCommuneStart: "u32",
   matchCommune: "u32",
   blob: "u8",
-} as const satisfies Record<string, RefSectionType>;
+} as const satisfies Record<string, SectionType>;
 
 export type RefSectionName = keyof typeof REFERENCE_SECTIONS;
 
-export interface RefSectionInfo {
-  offset: number;
-  length: number;
-}
+/** The header holds nothing but the version and the sections' places. */
+export type ReferenceHeader = PackedHeader<typeof REFERENCE_SECTIONS>;
 
-export interface ReferenceHeader {
-  version: number;
-  sections: Record<RefSectionName, RefSectionInfo>;
-}
+export const REFERENCE_FORMAT: PackedFormat<typeof REFERENCE_SECTIONS> = {
+  magic: REFERENCE_MAGIC,
+  version: REFERENCE_VERSION,
+  sections: REFERENCE_SECTIONS,
+  errors: {
+    notThisFormat: "Cannot read address reference: not a packed reference",
+    version: (found) => `Cannot read address reference: version ${found}, expected ${REFERENCE_VERSION}`,
+  },
+};
 
 export const CITY_KINDS = ["name", "acheminement", "former"] as const;
-
-export const REF_BYTES: Readonly<Record<RefSectionType, number>> = { u8: 1, u32: 4, i32: 4 };
 
 const FIVE_DIGITS = /^\d{5}$/;
 const CORSICA = /^2([AB])(\d{3})$/;

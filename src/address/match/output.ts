@@ -1,0 +1,107 @@
+// Postcode choice and output formatting: which postcode the answer carries (BAN's for the address wins,
+// docs/decisions.md), the delivery name printed as the city, the normalized fields and line, and the verdict
+// derived from the reasons (verdict.ts).
+import type { BanIndex } from "../index/ban_index.ts";
+import type { ParsedAddress } from "../parse/parse_address.ts";
+import type { Reference } from "../reference/reference.ts";
+import type { AddressReason, AddressVerification, NormalizedAddress } from "../types.ts";
+import { addressVerdict, sortReasons } from "../verdict.ts";
+import type { NumberCheck } from "./house_number_check.ts";
+import type { SearchPlan } from "./place.ts";
+
+/** The answer for a set of reasons: sorted worst first, with the verdict they give. */
+export function answer(
+  reasons: Iterable<AddressReason>,
+  normalized: NormalizedAddress | null,
+): Omit<AddressVerification, "duration_ms"> {
+  const sorted = sortReasons(reasons);
+  return { verdict: addressVerdict(sorted), reasons: sorted, normalized };
+}
+
+/** A street found in an index. */
+export interface FoundStreet {
+  index: BanIndex;
+  street: number;
+}
+
+/** The postcode of the listed address; else the input's, when the street has it; else the street's usual one. */
+export function choosePostcode(
+  found: FoundStreet,
+  check: NumberCheck | null,
+  plan: Pick<SearchPlan, "postcode">,
+): string {
+  const { index, street } = found;
+  if (check?.row != null) return index.header.postcodes[index.ad.adPostcode[check.row]!]!;
+  if (plan.postcode !== null && index.streetPostcodes(street).has(plan.postcode)) return plan.postcode;
+  return index.streetPostcode(street);
+}
+
+/** Delivery names in display case (Reference.deliveryName()), memoized by postcode and commune. */
+export class DeliveryNames {
+  readonly #ref: Reference;
+  readonly #names = new Map<string, string>();
+
+  constructor(ref: Reference) {
+    this.#ref = ref;
+  }
+
+  get(postcode: string, insee: string): string {
+    const key = postcode + insee;
+    let name = this.#names.get(key);
+    if (name === undefined) {
+      name = this.#ref.deliveryName(postcode, insee);
+      this.#names.set(key, name);
+    }
+    return name;
+  }
+}
+
+export interface AddressFields {
+  found: FoundStreet;
+  /** The input house number, null without one. */
+  num: number | null;
+  check: NumberCheck | null;
+  postcode: string;
+  city: string;
+}
+
+/** Normalized fields of a found street: a number out of range is dropped, with its suffix and coordinates. */
+export function normalizedAddress(fields: AddressFields): NormalizedAddress {
+  const { found, num, check, postcode, city } = fields;
+  const streetName = found.index.streetName(found.street);
+  const numberText = num === null || check?.status === "out_of_range" ? null : String(num);
+  const suffix = numberText === null ? null : (check?.suffix ?? null);
+  const head = numberText === null ? "" : `${numberText}${suffix ? ` ${suffix}` : ""} `;
+  return {
+    house_number: numberText,
+    house_number_suffix: suffix,
+    street: streetName,
+    postcode,
+    city,
+    country: "FR",
+    line: `${head}${streetName}, ${postcode} ${city}`,
+    latitude: numberText === null ? null : (check?.latitude ?? null),
+    longitude: numberText === null ? null : (check?.longitude ?? null),
+  };
+}
+
+/** Normalized fields from the place alone (no street given): known only when one commune remains. */
+export function placeOnly(p: ParsedAddress, plan: SearchPlan, ref: Reference): NormalizedAddress | null {
+  const first = plan.tiers[0]?.communes ?? [];
+  if (first.length !== 1) return null;
+  const insee = first[0]!;
+  const postcode = plan.postcode ?? (ref.postcodesOf(insee).length === 1 ? ref.postcodesOf(insee)[0]! : null);
+  if (postcode === null) return null;
+  const city = ref.deliveryName(postcode, insee);
+  return {
+    house_number: p.houseNumber,
+    house_number_suffix: null,
+    street: "",
+    postcode,
+    city,
+    country: "FR",
+    line: `${postcode} ${city}`,
+    latitude: null,
+    longitude: null,
+  };
+}

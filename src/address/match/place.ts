@@ -1,0 +1,172 @@
+// Place resolution: from the postcode, city and CEDEX département of a parsed address, the communes to search the
+// street in, tier by tier, and what finding it in each tier (or in none) says about the input (docs/decisions.md,
+// "Street search order"). Reads the nationwide reference only: which communes are indexed is plan_cache.ts's affair.
+import { departementOfInsee } from "../index/departement.ts";
+import type { ParsedAddress } from "../parse/parse_address.ts";
+import type { Reference } from "../reference/reference.ts";
+import type { AddressReason } from "../types.ts";
+
+/** One step of the street search: where to look, and what finding the street there says about the input. */
+export interface SearchTier {
+  communes: string[];
+  onFound: AddressReason[];
+}
+
+/** Where to look for the street, in order, and the reasons the place alone already gives. */
+export interface SearchPlan {
+  reasons: AddressReason[];
+  tiers: SearchTier[];
+  /** Reasons when the street is found in no tier. */
+  notFound: AddressReason[];
+  /** The input postcode, when it is a real one that the answer should keep if it fits. */
+  postcode: string | null;
+  /** No postcode or city at all: look the street up in every indexed département, exact names only. */
+  anywhere: boolean;
+}
+
+/** The search plan of a parsed address; depends on its postcode, city and CEDEX département only. */
+export function resolvePlace(p: ParsedAddress, ref: Reference): SearchPlan {
+  const reasons: AddressReason[] = [];
+  const byPostcode = p.postcode !== null ? ref.communesOfPostcode(p.postcode) : null;
+  const postcode = byPostcode !== null && byPostcode.length > 0 ? p.postcode : null;
+  const cityMatches = p.city !== null ? ref.citiesNamed(p.city) : null;
+  const siblingsOf = (communes: string[]) => siblingsIn(ref, communes);
+  const fromCedex = (communes: string[]) => inDepartement(communes, p.cedexDepartement);
+  const missingPostcode: AddressReason[] = p.cedexDepartement !== null ? [] : ["missing_postcode"];
+
+  // Postcode and city both given.
+  if (byPostcode !== null && cityMatches !== null) {
+    if (byPostcode.length > 0 && cityMatches.length > 0) {
+      for (const m of cityMatches) {
+        const domain = byPostcode.filter((c) => m.communes.includes(c));
+        if (domain.length === 0) continue;
+        if (m.kind === "former") reasons.push("city_corrected");
+        const group = unique([...m.communes, ...siblingsOf(domain)]);
+        return {
+          reasons,
+          tiers: [
+            { communes: domain, onFound: [] },
+            { communes: minus(group, domain), onFound: ["postcode_corrected"] },
+          ],
+          notFound: [],
+          postcode,
+          anywhere: false,
+        };
+      }
+      // The pair does not go together: the street decides which one is wrong.
+      // The best kind of match only: "Paris" is the 20 arrondissements, not every commune delivered as PARIS.
+      const citySide = cityMatches[0]!.communes;
+      return {
+        reasons,
+        tiers: [
+          { communes: byPostcode, onFound: ["city_corrected"] },
+          { communes: citySide, onFound: ["postcode_corrected"] },
+        ],
+        notFound: ["postcode_city_mismatch"],
+        postcode,
+        anywhere: false,
+      };
+    }
+    if (byPostcode.length > 0) {
+      const close = ref.closestCity(p.city!, byPostcode);
+      if (close && close.communes.length > 0) {
+        return {
+          reasons: ["city_corrected"],
+          tiers: [
+            { communes: close.communes, onFound: [] },
+            { communes: minus(siblingsOf(close.communes), close.communes), onFound: ["postcode_corrected"] },
+          ],
+          notFound: [],
+          postcode,
+          anywhere: false,
+        };
+      }
+      return {
+        reasons,
+        tiers: [{ communes: byPostcode, onFound: ["city_corrected"] }],
+        notFound: ["postcode_city_mismatch"],
+        postcode,
+        anywhere: false,
+      };
+    }
+    if (cityMatches.length > 0) {
+      // The best kind of match only: "Paris" is the 20 arrondissements, not every commune delivered as PARIS.
+      const citySide = cityMatches[0]!.communes;
+      return {
+        reasons,
+        tiers: [{ communes: citySide, onFound: ["postcode_corrected"] }],
+        notFound: ["postcode_city_mismatch"],
+        postcode,
+        anywhere: false,
+      };
+    }
+    return {
+      reasons: ["postcode_city_mismatch"],
+      tiers: [],
+      notFound: ["postcode_city_mismatch"],
+      postcode,
+      anywhere: false,
+    };
+  }
+
+  // Postcode only.
+  if (byPostcode !== null) {
+    reasons.push("missing_city");
+    if (byPostcode.length === 0)
+      return { reasons: [...reasons, "postcode_city_mismatch"], tiers: [], notFound: [], postcode, anywhere: false };
+    return {
+      reasons,
+      tiers: [
+        { communes: byPostcode, onFound: [] },
+        { communes: minus(siblingsOf(byPostcode), byPostcode), onFound: ["postcode_corrected"] },
+      ],
+      notFound: [],
+      postcode,
+      anywhere: false,
+    };
+  }
+
+  // City only (or a CEDEX département with the city).
+  if (cityMatches !== null) {
+    reasons.push(...missingPostcode);
+    let matches = cityMatches;
+    if (matches.length === 0) {
+      const close = ref.closestCity(p.city!);
+      if (!close)
+        return { reasons: [...reasons, "postcode_city_mismatch"], tiers: [], notFound: [], postcode, anywhere: false };
+      reasons.push("city_corrected");
+      matches = [close];
+    }
+    const first = matches.find((m) => fromCedex(m.communes).length > 0) ?? matches[0]!;
+    if (first.kind === "former") reasons.push("city_corrected");
+    return {
+      reasons,
+      tiers: [{ communes: fromCedex(first.communes), onFound: [] }],
+      notFound: [],
+      postcode,
+      anywhere: false,
+    };
+  }
+
+  reasons.push(...missingPostcode, "missing_city");
+  return { reasons, tiers: [], notFound: [], postcode, anywhere: true };
+}
+
+function unique<T>(values: Iterable<T>): T[] {
+  return [...new Set(values)];
+}
+
+function minus(a: readonly string[], b: readonly string[]): string[] {
+  return a.filter((c) => !b.includes(c));
+}
+
+/** Every arrondissement of the same cities (the communes themselves when they have none). */
+function siblingsIn(ref: Reference, communes: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const c of communes) for (const s of ref.siblings(c)) out.add(s);
+  return [...out];
+}
+
+function inDepartement(communes: string[], departement: string | null): string[] {
+  return departement === null ? communes : communes.filter((c) => departementOfInsee(c) === departement);
+}
