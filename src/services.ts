@@ -7,36 +7,27 @@ import type { KeyResolver } from "./auth/key_cache.ts";
 import type { RateLimiter } from "./limits/rate_limiter.ts";
 import type { QuotaLedger } from "./limits/quota.ts";
 import type { EmailVerification } from "./email/types.ts";
+import type { EmailVerifier } from "./email/verifier.ts";
+import type { Job, JobTable, ReadOptions, SubmittedTable } from "./jobs/job_store.ts";
 import type { AddressInput, AddressVerification } from "./address/types.ts";
-
-export interface EmailVerifier {
-  verify(email: string, options?: { signal?: AbortSignal }): Promise<EmailVerification>;
-}
+import type { EgressStatus } from "./email/egress/self_check.ts";
 
 export interface AddressVerifier {
   verify(input: AddressInput, options?: { signal?: AbortSignal }): Promise<AddressVerification>;
   readonly ready: boolean;
 }
 
-export interface JobRecord {
-  job_id: string;
-  status: "queued" | "running" | "completed" | "failed";
-  total: number;
-  processed: number;
-  created_at: string;
-  expires_at: string;
-  failure_reason?: string;
-  results: EmailVerification[];
-}
-
 export interface JobQueue {
-  /** With answers (test keys), the job is stored already completed with them. */
+  /** With answers (test keys), the job is stored already completed with them; with a table (CSV), its rows too. */
   submit(
     accountId: string,
     emails: string[],
-    options?: { answers?: EmailVerification[] },
-  ): Promise<{ jobId: string; status: JobRecord["status"]; total: number; createdAt: string; expiresAt: string }>;
-  read(accountId: string, jobId: string): Promise<JobRecord | undefined>;
+    options?: { answers?: EmailVerification[]; table?: SubmittedTable },
+  ): Promise<{ jobId: string; status: Job["status"]; total: number; createdAt: string; expiresAt: string }>;
+  /** One page of results when `offset`/`limit` are given (default: all). */
+  read(accountId: string, jobId: string, options?: Pick<ReadOptions, "offset" | "limit">): Promise<Job | undefined>;
+  /** The finished rows as submitted, for CSV out. */
+  readTable(accountId: string, jobId: string): Promise<JobTable | undefined>;
 }
 
 export interface Services {
@@ -47,7 +38,9 @@ export interface Services {
   keys: KeyResolver;
   rate: RateLimiter;
   quota: QuotaLedger;
-  email: EmailVerifier;
+  email: Pick<EmailVerifier, "verify">;
   address: AddressVerifier;
   jobs: JobQueue;
+  /** The SMTP egress self-check run at start (shown in /readyz; never makes the service unready). */
+  egress?: EgressStatus;
 }

@@ -1,4 +1,4 @@
-// Plans: quotas per endpoint and month, the token bucket, and the bulk batch ceiling (DECISIONS §5).
+// Plans: quotas per endpoint and month, the token bucket, and the bulk batch ceiling (docs/contract.md §5).
 import { readFileSync } from "node:fs";
 import * as v from "valibot";
 

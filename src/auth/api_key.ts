@@ -1,4 +1,4 @@
-// The key format of DECISIONS §1: vrai_live_<secret> or vrai_test_<secret>, the secret 22 base62 characters drawn
+// The key format of docs/contract.md §1: vrai_live_<secret> or vrai_test_<secret>, the secret 22 base62 characters drawn
 // from the CSPRNG (22 × log2(62) ≈ 131 bits). Only SHA-256 of the whole key and its first 12 characters are stored.
 import { createHash, randomInt } from "node:crypto";
 

@@ -1,5 +1,5 @@
 // Keys are read on every call: a short cache keeps the database out of the hot path, and its 4-second life is what
-// bounds how long a revoked key still works in any process (DECISIONS §2: within 5 seconds).
+// bounds how long a revoked key still works in any process (docs/contract.md §2: within 5 seconds).
 import { LRUCache } from "lru-cache";
 import type { Sql } from "../store/db.ts";
 import { findKey, type KeyRecord } from "./key_store.ts";

@@ -20,7 +20,10 @@ export interface KeyRecord {
 }
 
 export class KeyStoreError extends Error {
-  constructor(readonly code: "KEY_NOT_FOUND" | "KEY_AMBIGUOUS" | "UNKNOWN_PLAN", message: string) {
+  constructor(
+    readonly code: "KEY_NOT_FOUND" | "KEY_AMBIGUOUS" | "UNKNOWN_PLAN",
+    message: string,
+  ) {
     super(message);
     this.name = "KeyStoreError";
   }
@@ -66,7 +69,10 @@ export interface CreateKeyOptions {
 export async function createKey(sql: Sql, options: CreateKeyOptions): Promise<{ key: string; record: KeyRecord }> {
   const { account, plan, mode = "live", endpoints = [...ENDPOINTS], knownPlans } = options;
   if (plan !== undefined && !knownPlans.includes(plan)) {
-    throw new KeyStoreError("UNKNOWN_PLAN", `Cannot create key: unknown plan "${plan}" (known: ${knownPlans.join(", ")})`);
+    throw new KeyStoreError(
+      "UNKNOWN_PLAN",
+      `Cannot create key: unknown plan "${plan}" (known: ${knownPlans.join(", ")})`,
+    );
   }
   const key = generateApiKey(mode);
   const id = randomUUID();
@@ -103,7 +109,8 @@ export async function revokeKey(sql: Sql, ref: string): Promise<KeyRecord> {
     : ref.length > 12
       ? await sql<KeyRow[]>`${selectKeys(sql)} where k.hash = ${hashApiKey(ref)}`
       : await sql<KeyRow[]>`${selectKeys(sql)} where k.prefix = ${ref}`;
-  if (rows.length === 0) throw new KeyStoreError("KEY_NOT_FOUND", `Cannot revoke key: no key matches "${ref.slice(0, 12)}"`);
+  if (rows.length === 0)
+    throw new KeyStoreError("KEY_NOT_FOUND", `Cannot revoke key: no key matches "${ref.slice(0, 12)}"`);
   if (rows.length > 1) {
     throw new KeyStoreError(
       "KEY_AMBIGUOUS",

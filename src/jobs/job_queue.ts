@@ -6,7 +6,7 @@ import { createJobStore, type JobStore } from "./job_store.ts";
 export function createJobQueue(sql: Sql, store: JobStore = createJobStore(sql)): JobQueue {
   return {
     async submit(accountId, emails, options = {}) {
-      const job = await store.submit(accountId, emails, { answers: options.answers });
+      const job = await store.submit(accountId, emails, { answers: options.answers, table: options.table });
       return {
         jobId: job.jobId,
         status: options.answers ? "completed" : "queued",
@@ -15,6 +15,8 @@ export function createJobQueue(sql: Sql, store: JobStore = createJobStore(sql)):
         expiresAt: job.expiresAt.toISOString(),
       };
     },
-    read: (accountId, jobId) => store.read(accountId, jobId),
+    read: (accountId, jobId, options = {}) =>
+      store.read(accountId, jobId, { offset: options.offset, limit: options.limit }),
+    readTable: (accountId, jobId) => store.readTable(accountId, jobId),
   };
 }

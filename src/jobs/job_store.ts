@@ -1,4 +1,4 @@
-// The bulk job table (DECISIONS §6), the same on PGlite and PostgreSQL. Workers claim items under leases with
+// The bulk job table (docs/contract.md §6), the same on PGlite and PostgreSQL. Workers claim items under leases with
 // SELECT ... FOR UPDATE SKIP LOCKED, so any number of processes share one queue; every write that ends an item checks
 // that the lease is still the writer's, so each address gets exactly one result even when a worker dies mid-job.
 //
@@ -6,10 +6,13 @@
 // processes on several hosts compare leases against one clock.
 import { randomUUID } from "node:crypto";
 import type { Sql } from "../store/db.ts";
-import { dedupeEmails } from "./dedupe.ts";
-import type { JobResult } from "./verifier.ts";
+import { keptIndexes } from "./dedupe.ts";
+import type { EmailVerification, Verdict } from "../email/types.ts";
+import { VERDICTS } from "../email/vocabulary.ts";
 
-export type JobStatus = "queued" | "running" | "completed" | "failed";
+/** A job's life: queued → running → completed, or failed (spec "JobStatus"). */
+export const JOB_STATUSES = ["queued", "running", "completed", "failed"] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /** The Job resource of the spec, as GET /v1/jobs/{id} answers it. */
 export interface Job {
@@ -20,8 +23,32 @@ export interface Job {
   created_at: string;
   expires_at: string;
   failure_reason?: string;
-  /** Finished items only, in submission order: partial while the job runs. */
-  results: JobResult[];
+  /** Finished results so far, counted by verdict (every verdict present, 0 when none). */
+  summary: Record<Verdict, number>;
+  /** Finished items only, in submission order: partial while the job runs (one page of them when asked). */
+  results: EmailVerification[];
+}
+
+/** A job with its finished rows as submitted (CSV out): the header row, and each row's cells with its result. */
+export interface JobTable {
+  job: Omit<Job, "results">;
+  /** The submitted header row (CSV submissions), or null: the rows then have no cells of their own. */
+  columns: string[] | null;
+  /** Finished items in submission order. */
+  rows: Array<{ fields: string[] | null; result: EmailVerification }>;
+}
+
+/** The rows of a CSV submission, aligned with the submitted addresses (before deduplication). */
+export interface SubmittedTable {
+  columns: readonly string[];
+  rows: ReadonlyArray<readonly string[]>;
+}
+
+export interface ReadOptions extends ClockOption {
+  /** Results to skip, in submission order among the finished ones (default 0). */
+  offset?: number;
+  /** Results to return at most (default: all). */
+  limit?: number;
 }
 
 export interface SubmittedJob {
@@ -44,6 +71,8 @@ export interface ClaimedItem {
   /** Greylisted answers received before this hand-out, and when the first came. */
   greylistTries: number;
   greylistedAt: Date | null;
+  /** Timed-out probes retried before this hand-out. */
+  timeoutTries: number;
 }
 
 export interface ClockOption {
@@ -55,7 +84,9 @@ export interface SubmitOptions extends ClockOption {
    * Answers known at submission, one per address kept after deduplication and in that order (test keys answer
    * offline): the job is stored already completed with them.
    */
-  answers?: readonly JobResult[];
+  answers?: readonly EmailVerification[];
+  /** A CSV submission's rows, one per submitted address (before deduplication): the kept ones are stored. */
+  table?: SubmittedTable;
 }
 
 export interface ClaimOptions extends ClockOption {
@@ -64,20 +95,22 @@ export interface ClaimOptions extends ClockOption {
 }
 
 export interface CompleteOptions {
-  result: JobResult;
+  result: EmailVerification;
   /** The answer is the fallback given after repeated failures, not a verification. */
   exhausted?: boolean;
 }
 
 export interface DeferOptions extends ClockOption {
   delayMs: number;
-  /** A greylisted answer: counts one greylist try. Otherwise a failed attempt, retried later. */
-  greylisted?: boolean;
+  /** A greylisted or timed-out answer counts one try of that kind; without it, a failed hand-out retried later. */
+  counts?: "greylist" | "timeout";
 }
 
 export interface JobStore {
   submit(accountId: string, emails: readonly string[], options?: SubmitOptions): Promise<SubmittedJob>;
-  read(accountId: string, jobId: string, options?: ClockOption): Promise<Job | undefined>;
+  read(accountId: string, jobId: string, options?: ReadOptions): Promise<Job | undefined>;
+  /** The job with every finished row as submitted (one query, the same 404 rules as read()). */
+  readTable(accountId: string, jobId: string, options?: ClockOption): Promise<JobTable | undefined>;
   claim(owner: string, options: ClaimOptions): Promise<ClaimedItem[]>;
   renew(items: readonly ClaimedItem[], options: { leaseMs: number } & ClockOption): Promise<number>;
   complete(item: ClaimedItem, options: CompleteOptions): Promise<boolean>;
@@ -97,14 +130,27 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NO_ID = "00000000-0000-0000-0000-000000000000";
 
 export function createJobStore(sql: Sql): JobStore {
+  /** "Now" in a statement: the test's clock when given, else the database's, one clock for every process. */
+  const clock = (now: Date | undefined) => sql`coalesce(${now ?? null}::timestamptz, clock_timestamp())`;
+
   /**
    * Creates the job and its items in one statement (so one transaction): the items travel as one array parameter and
    * are expanded by unnest, which keeps 5000 rows to a single round trip.
    */
-  async function submit(accountId: string, emails: readonly string[], options: SubmitOptions = {}): Promise<SubmittedJob> {
-    const { now, answers } = options;
+  async function submit(
+    accountId: string,
+    emails: readonly string[],
+    options: SubmitOptions = {},
+  ): Promise<SubmittedJob> {
+    const { now, answers, table } = options;
     if (!UUID.test(accountId)) throw new TypeError(`Cannot submit a job: account id "${accountId}" is not a uuid`);
-    const kept = dedupeEmails(emails);
+    if (table !== undefined && table.rows.length !== emails.length) {
+      throw new RangeError(`Cannot submit a job: ${table.rows.length} rows for ${emails.length} addresses`);
+    }
+    const keptAt = keptIndexes(emails);
+    const kept = keptAt.map((i) => emails[i]!.trim());
+    // unnest() pads with nulls: a JSON submission stores no cells.
+    const fields = table === undefined ? [] : keptAt.map((i) => JSON.stringify(table.rows[i]));
     if (answers !== undefined && answers.length !== kept.length) {
       throw new RangeError(`Cannot submit a job: ${answers.length} answers for ${kept.length} addresses`);
     }
@@ -113,49 +159,87 @@ export function createJobStore(sql: Sql): JobStore {
     const results = (answers ?? []).map((answer) => JSON.stringify(answer));
     const jobId = randomUUID();
     const [row] = await sql`
-      with t as (select coalesce(${now ?? null}::timestamptz, clock_timestamp()) as now),
+      with t as (select ${clock(now)} as now),
       job as (
-        insert into jobs (id, account_id, status, total, processed, created_at, expires_at)
+        insert into jobs (id, account_id, status, total, processed, created_at, expires_at, columns)
         select ${jobId}, ${accountId}, ${answered ? "completed" : "queued"}, ${kept.length},
-               ${answered ? kept.length : 0}, t.now, t.now + ${JOB_RETENTION_HOURS} * interval '1 hour'
+               ${answered ? kept.length : 0}, t.now, t.now + ${JOB_RETENTION_HOURS} * interval '1 hour',
+               ${table === undefined ? null : sql.json(table.columns as string[])}
         from t
         returning id, created_at, expires_at
       ),
       items as (
-        insert into job_items (job_id, position, email, status, not_before, result)
+        insert into job_items (job_id, position, email, status, not_before, result, fields)
         select job.id, u.position, u.email, case when u.result is null then 'pending' else 'done' end,
-               job.created_at, u.result::jsonb
+               job.created_at, u.result::jsonb, u.fields::jsonb
         from job,
-             unnest(${sql.array(kept as string[])}::text[], ${sql.array(results)}::text[])
-               with ordinality as u(email, result, position)
+             unnest(${sql.array(kept)}::text[], ${sql.array(results)}::text[], ${sql.array(fields)}::text[])
+               with ordinality as u(email, result, fields, position)
       )
       select created_at, expires_at from job`;
     return { jobId, total: kept.length, createdAt: row!.created_at as Date, expiresAt: row!.expires_at as Date };
   }
 
-  /** Undefined alike for an unknown, expired or foreign job: one query whatever the case. */
-  async function read(accountId: string, jobId: string, options: ClockOption = {}): Promise<Job | undefined> {
-    const { now } = options;
-    const [row] = await sql`
-      select j.id, j.status, j.total, j.processed, j.created_at, j.expires_at, j.failure_reason,
-        coalesce((select jsonb_agg(i.result order by i.position) from job_items i
-                  where i.job_id = j.id and i.status = 'done'), '[]'::jsonb) as results
-      from jobs j
-      where j.id = ${UUID.test(jobId) ? jobId : NO_ID}::uuid
-        and j.account_id = ${UUID.test(accountId) ? accountId : NO_ID}::uuid
-        and j.expires_at > coalesce(${now ?? null}::timestamptz, clock_timestamp())`;
-    if (row === undefined) return undefined;
-    const job: Job = {
+  /** The job's own row and its summary (columns), for read() and readTable(): every job read is one query. */
+  const JOB_SELECT = sql`
+      j.id, j.status, j.total, j.processed, j.created_at, j.expires_at, j.failure_reason, j.columns,
+      coalesce((select jsonb_object_agg(s.verdict, s.n)
+                from (select i.result->>'verdict' as verdict, count(*) as n from job_items i
+                      where i.job_id = j.id and i.status = 'done' group by 1) s), '{}'::jsonb) as summary`;
+  /** The job of the account, still alive: none alike for an unknown, expired or foreign job. */
+  const jobWhere = (now: Date | undefined, accountId: string, jobId: string) => sql`
+    from jobs j
+    where j.id = ${UUID.test(jobId) ? jobId : NO_ID}::uuid
+      and j.account_id = ${UUID.test(accountId) ? accountId : NO_ID}::uuid
+      and j.expires_at > ${clock(now)}`;
+
+  function jobOf(row: Record<string, unknown>): Omit<Job, "results"> {
+    const counts = row.summary as Record<string, number | string>;
+    const summary = Object.fromEntries(VERDICTS.map((v) => [v, Number(counts[v] ?? 0)])) as Record<Verdict, number>;
+    const job: Omit<Job, "results"> = {
       job_id: row.id as string,
       status: row.status as JobStatus,
       total: row.total as number,
       processed: row.processed as number,
       created_at: (row.created_at as Date).toISOString(),
       expires_at: (row.expires_at as Date).toISOString(),
-      results: row.results as JobResult[],
+      summary,
     };
     if (row.failure_reason !== null) job.failure_reason = row.failure_reason as string;
     return job;
+  }
+
+  /** Undefined alike for an unknown, expired or foreign job: one query whatever the case. */
+  async function read(accountId: string, jobId: string, options: ReadOptions = {}): Promise<Job | undefined> {
+    const { now } = options;
+    const offset = Math.max(0, Math.trunc(options.offset ?? 0));
+    const limit = options.limit === undefined ? null : Math.max(0, Math.trunc(options.limit));
+    const [row] = await sql`
+      select ${JOB_SELECT},
+        coalesce((select jsonb_agg(p.result order by p.position)
+                  from (select i.result, i.position from job_items i
+                        where i.job_id = j.id and i.status = 'done'
+                        order by i.position offset ${offset} limit ${limit}) p), '[]'::jsonb) as results
+      ${jobWhere(now, accountId, jobId)}`;
+    if (row === undefined) return undefined;
+    return { ...jobOf(row), results: row.results as EmailVerification[] };
+  }
+
+  async function readTable(accountId: string, jobId: string, options: ClockOption = {}): Promise<JobTable | undefined> {
+    const { now } = options;
+    // One statement: the count, the summary and the rows describe the same moment.
+    const [row] = await sql`
+      select ${JOB_SELECT},
+        coalesce((select jsonb_agg(jsonb_build_array(i.fields, i.result) order by i.position) from job_items i
+                  where i.job_id = j.id and i.status = 'done'), '[]'::jsonb) as rows
+      ${jobWhere(now, accountId, jobId)}`;
+    if (row === undefined) return undefined;
+    const rows = row.rows as Array<[string[] | null, EmailVerification]>;
+    return {
+      job: jobOf(row),
+      columns: (row.columns as string[] | null) ?? null,
+      rows: rows.map(([fields, result]) => ({ fields, result })),
+    };
   }
 
   /**
@@ -165,15 +249,16 @@ export function createJobStore(sql: Sql): JobStore {
    */
   async function claim(owner: string, options: ClaimOptions): Promise<ClaimedItem[]> {
     const { limit, leaseMs, now } = options;
-    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`Cannot claim job items: limit must be >= 1, got ${limit}`);
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new RangeError(`Cannot claim job items: limit must be >= 1, got ${limit}`);
     if (!(leaseMs > 0)) throw new RangeError(`Cannot claim job items: leaseMs must be > 0, got ${leaseMs}`);
     // Abandoned items first go back to pending (their old not_before puts them at the head of the queue), so that the
     // claim itself reads one partial index in order and stops after `limit` rows, however long the queue.
     await sql`
       update job_items set status = 'pending', lease_owner = null, lease_until = null
-      where status = 'claimed' and lease_until <= coalesce(${now ?? null}::timestamptz, clock_timestamp())`;
+      where status = 'claimed' and lease_until <= ${clock(now)}`;
     const rows = await sql`
-      with t as (select coalesce(${now ?? null}::timestamptz, clock_timestamp()) as now),
+      with t as (select ${clock(now)} as now),
       picked as (
         select i.job_id, i.position
         from job_items i
@@ -189,7 +274,8 @@ export function createJobStore(sql: Sql): JobStore {
             lease_until = t.now + ${leaseMs}::double precision * interval '1 millisecond', attempts = i.attempts + 1
         from picked, t
         where i.job_id = picked.job_id and i.position = picked.position
-        returning i.job_id, i.position, i.email, i.attempts, i.greylist_tries, i.greylisted_at, i.not_before
+        returning i.job_id, i.position, i.email, i.attempts, i.greylist_tries, i.greylisted_at, i.timeout_tries,
+                  i.not_before
       ),
       started as (
         update jobs set status = 'running' where id in (select job_id from claimed) and status = 'queued'
@@ -203,6 +289,7 @@ export function createJobStore(sql: Sql): JobStore {
       attempts: r.attempts as number,
       greylistTries: r.greylist_tries as number,
       greylistedAt: (r.greylisted_at as Date | null) ?? null,
+      timeoutTries: r.timeout_tries as number,
     }));
   }
 
@@ -213,7 +300,7 @@ export function createJobStore(sql: Sql): JobStore {
     const owner = items[0]!.owner;
     const rows = await sql`
       update job_items i
-      set lease_until = coalesce(${now ?? null}::timestamptz, clock_timestamp())
+      set lease_until = ${clock(now)}
                         + ${leaseMs}::double precision * interval '1 millisecond'
       from unnest(${sql.array(items.map((x) => x.jobId))}::uuid[], ${sql.array(items.map((x) => x.position))}::int[])
         as k(job_id, position)
@@ -251,15 +338,17 @@ export function createJobStore(sql: Sql): JobStore {
     return rows.length === 1;
   }
 
-  /** Puts a held item back in the queue until `delayMs` from now (a greylist retry, or a retry after an error). */
+  /** Puts a held item back in the queue until `delayMs` from now (a greylist or time-out retry, or after an error). */
   async function defer(item: ClaimedItem, options: DeferOptions): Promise<boolean> {
-    const { delayMs, greylisted = false, now } = options;
+    const { delayMs, counts, now } = options;
+    const greylisted = counts === "greylist";
     const rows = await sql`
-      with t as (select coalesce(${now ?? null}::timestamptz, clock_timestamp()) as now)
+      with t as (select ${clock(now)} as now)
       update job_items
       set status = 'pending', lease_owner = null, lease_until = null,
           not_before = t.now + ${Math.max(0, delayMs)}::double precision * interval '1 millisecond',
           greylist_tries = greylist_tries + ${greylisted ? 1 : 0},
+          timeout_tries = timeout_tries + ${counts === "timeout" ? 1 : 0},
           greylisted_at = case when ${greylisted} then coalesce(greylisted_at, t.now) else greylisted_at end
       from t
       where job_id = ${item.jobId} and position = ${item.position} and status = 'claimed' and lease_owner = ${item.owner}
@@ -293,9 +382,9 @@ export function createJobStore(sql: Sql): JobStore {
   async function sweep(options: ClockOption = {}): Promise<number> {
     const { now } = options;
     const rows = await sql`
-      delete from jobs where expires_at <= coalesce(${now ?? null}::timestamptz, clock_timestamp()) returning 1`;
+      delete from jobs where expires_at <= ${clock(now)} returning 1`;
     return rows.length;
   }
 
-  return { submit, read, claim, renew, complete, defer, release, reclaimAll, sweep };
+  return { submit, read, readTable, claim, renew, complete, defer, release, reclaimAll, sweep };
 }

@@ -4,27 +4,22 @@
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
-import { setTimeout as sleep } from "node:timers/promises";
-import type { CheckName } from "../email/types.ts";
+import { deadline, isTimeoutReason, sleep } from "../async/deadline.ts";
+import { allChecks, type EmailReason } from "../email/vocabulary.ts";
 import type { Logger } from "../log.ts";
 import { redactEmail } from "../redact.ts";
 import type { Sql } from "../store/db.ts";
 import { createJobStore, type ClaimedItem } from "./job_store.ts";
-import { GREYLISTED, type BatchResult, type BatchVerifier, type JobResult } from "./verifier.ts";
+import { afterAnswer, DEFAULT_RETRY_POLICY, exhausted, failureDelay, type RetryPolicy } from "./retry_rules.ts";
+import type { EmailVerification } from "../email/types.ts";
+import type { EmailResult, EmailVerifier } from "../email/verifier.ts";
 
-export interface GreylistPolicy {
-  /** Probes of a greylisted address, the first included, before its greylisted answer is final. */
-  maxTries?: number;
-  /** Retries happen within this time from the first greylisted answer. */
-  windowMs?: number;
-  /** Bounds of the delay before a retry (the server's delay, doubled at each further try). */
-  minDelayMs?: number;
-  maxDelayMs?: number;
-}
+/** Greylist retries (retry_rules.ts); unset members keep their defaults. */
+export type GreylistPolicy = Partial<RetryPolicy["greylist"]>;
 
 export interface JobRunnerOptions {
   sql: Sql;
-  verifier: BatchVerifier;
+  verifier: Pick<EmailVerifier, "verifyMany">;
   log: Logger;
   /** Lease holder name; unique per runner so that a restarted process never mistakes old leases for its own. */
   owner?: string;
@@ -43,6 +38,13 @@ export interface JobRunnerOptions {
   /** Wait between claims when the queue is empty. */
   pollMs?: number;
   greylist?: GreylistPolicy;
+  /** Delay before an address whose probe timed out is tried once more (the MX cool-off, smtp/mx_health.ts). */
+  timeoutRetryDelayMs?: number;
+  /**
+   * Hard bound of a batch from its claim: items still unanswered then are finished as `unknown [probe_timeout]` and
+   * their leases are no longer renewed, so a job always ends whatever its mail servers do.
+   */
+  itemTimeoutMs?: number;
   /** Failed hand-outs (verifier error, crash) of one item before it gets the fallback answer instead. */
   maxFailures?: number;
   /** Delay before an item is retried after a verifier error, doubled at each further failure. */
@@ -65,22 +67,30 @@ export interface JobRunner {
   stop(): Promise<void>;
 }
 
-const CHECK_NAMES: readonly CheckName[] = ["syntax", "provider_rules", "typo", "disposable", "role", "mx", "smtp", "catch_all"];
+/** An answer the service gives when it could not tell: unknown, every check inconclusive, with `reason`. */
+function couldNotTell(email: string, reason: EmailReason): EmailVerification {
+  return {
+    email,
+    verdict: "unknown",
+    reasons: [reason],
+    suggestion: null,
+    flags: { disposable: null, role: null, catch_all: null },
+    checks: allChecks("inconclusive"),
+    duration_ms: 0,
+  };
+}
 
 /**
  * The answer of an address whose verification kept failing: unknown, since the service could not tell, with
  * probe_unavailable, the reason the spec gives when nothing could be reached.
  */
-export function fallbackResult(email: string): JobResult {
-  return {
-    email,
-    verdict: "unknown",
-    reasons: ["probe_unavailable"],
-    suggestion: null,
-    flags: { disposable: null, role: null, catch_all: null },
-    checks: Object.fromEntries(CHECK_NAMES.map((name) => [name, "inconclusive"])) as JobResult["checks"],
-    duration_ms: 0,
-  };
+export function fallbackResult(email: string): EmailVerification {
+  return couldNotTell(email, "probe_unavailable");
+}
+
+/** The answer of an address still unanswered at the batch's hard bound (itemTimeoutMs). */
+export function overdueResult(email: string): EmailVerification {
+  return couldNotTell(email, "probe_timeout");
 }
 
 function domainOf(email: string): string {
@@ -130,14 +140,30 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     lanes = 4,
     pollMs = 1000,
     greylist = {},
-    maxFailures = 3,
-    errorDelayMs = 5000,
+    timeoutRetryDelayMs = DEFAULT_RETRY_POLICY.timeout.delayMs,
+    itemTimeoutMs = 15 * 60_000,
+    maxFailures = DEFAULT_RETRY_POLICY.failure.maxFailures,
+    errorDelayMs = DEFAULT_RETRY_POLICY.failure.delayMs,
     reuseConnections = true,
     stopTimeoutMs = 10_000,
     exclusive = false,
   } = options;
-  const { maxTries = 3, windowMs = 30 * 60_000, minDelayMs = 60_000, maxDelayMs = 5 * 60_000 } = greylist;
-  for (const [name, value] of Object.entries({ leaseMs, batchSize, lanes, pollMs, maxTries, windowMs, maxFailures })) {
+  const policy: RetryPolicy = {
+    greylist: { ...DEFAULT_RETRY_POLICY.greylist, ...greylist },
+    timeout: { ...DEFAULT_RETRY_POLICY.timeout, delayMs: timeoutRetryDelayMs },
+    failure: { ...DEFAULT_RETRY_POLICY.failure, maxFailures, delayMs: errorDelayMs },
+  };
+  const { maxTries, windowMs, minDelayMs, maxDelayMs } = policy.greylist;
+  for (const [name, value] of Object.entries({
+    leaseMs,
+    batchSize,
+    lanes,
+    pollMs,
+    maxTries,
+    windowMs,
+    maxFailures,
+    itemTimeoutMs,
+  })) {
     positive(name, value);
   }
   if (!(minDelayMs >= 0 && maxDelayMs >= minDelayMs)) {
@@ -150,33 +176,26 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
   setMaxListeners(0, stopping.signal);
   let nap = new AbortController(); // aborted by wake() and stop() to cut an idle wait short
 
-  /** Delay before the next probe of a greylisted address: the server's delay first, then doubled, within bounds. */
-  function greylistDelay(item: ClaimedItem, result: BatchResult): number {
-    const base = result.retryAfterMs ?? minDelayMs;
-    return Math.min(maxDelayMs, Math.max(minDelayMs, base * 2 ** item.greylistTries));
-  }
-
-  /** Writes an answer, or defers a greylisted one while tries and the window allow. */
-  async function settle(item: ClaimedItem, result: BatchResult): Promise<void> {
+  /** Writes an answer, or defers it for a retry while the rules allow (retry_rules.ts). */
+  async function settle(item: ClaimedItem, result: EmailResult): Promise<void> {
     const { retryAfterMs: _retry, ...answer } = result;
-    if (answer.reasons.includes(GREYLISTED) && item.greylistTries + 1 < maxTries) {
-      const delayMs = greylistDelay(item, result);
-      const firstAt = item.greylistedAt?.getTime() ?? Date.now();
-      if (Date.now() + delayMs <= firstAt + windowMs) {
-        await store.defer(item, { delayMs, greylisted: true });
-        return;
-      }
+    const decision = afterAnswer(item, result, policy, Date.now());
+    if (decision.action === "retry") {
+      await store.defer(item, { delayMs: decision.delayMs, counts: decision.counts });
+      return;
     }
     // The submission's spelling is the one the job shows, whatever the engine echoes back.
     const written = await store.complete(item, { result: { ...answer, email: item.email } });
-    if (!written) log.warn("job item lease lost before its result", { job_id: item.jobId, email: redactEmail(item.email) });
+    if (!written)
+      log.warn("job item lease lost before its result", { job_id: item.jobId, email: redactEmail(item.email) });
   }
 
   /**
-   * Verifies `items` in one verifyMany call; returns the items that got no answer (verifier error or a failed write),
-   * still claimed by us. After an abort the caller leaves them for stop() to release.
+   * Verifies `items` in one verifyMany call, within the batch's hard bound; returns the items that got no answer
+   * (verifier error or a failed write), still claimed by us. After an abort the caller leaves them for stop() to
+   * release; items still unanswered at the hard bound are finished here.
    */
-  async function verify(items: ClaimedItem[]): Promise<ClaimedItem[]> {
+  async function verify(items: ClaimedItem[], bound: AbortSignal): Promise<ClaimedItem[]> {
     const waiting = new Map<string, ClaimedItem[]>();
     for (const item of items) {
       const key = keyOf(item.email);
@@ -186,7 +205,21 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     // The same address may sit in two jobs of one batch: probe it once.
     const emails = interleaveDomains([...waiting.values()].map((group) => group[0]!.email.trim()));
     const writes: Promise<void>[] = [];
-    const onResult = (result: BatchResult): Promise<void> => {
+    const write = (group: ClaimedItem[], finish: (item: ClaimedItem) => Promise<unknown>): Promise<void> => {
+      const done = Promise.all(
+        group.map(async (item) => {
+          try {
+            await finish(item);
+            unanswered.delete(item);
+          } catch (error) {
+            log.error("job runner could not write a result", { job_id: item.jobId, error: String(error) });
+          }
+        }),
+      ).then(() => {});
+      writes.push(done);
+      return done;
+    };
+    const onResult = (result: EmailResult): Promise<void> => {
       const key = keyOf(result.email);
       const group = waiting.get(key);
       if (group === undefined) {
@@ -194,25 +227,23 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
         return Promise.resolve();
       }
       waiting.delete(key);
-      const write = Promise.all(
-        group.map(async (item) => {
-          try {
-            await settle(item, result);
-            unanswered.delete(item);
-          } catch (error) {
-            log.error("job runner could not write a result", { job_id: item.jobId, error: String(error) });
-          }
-        }),
-      ).then(() => {});
-      writes.push(write);
-      return write;
+      return write(group, (item) => settle(item, result));
     };
     try {
-      await verifier.verifyMany(emails, { signal: stopping.signal, reuseConnections, onResult });
+      await verifier.verifyMany(emails, { signal: bound, reuseConnections, onResult });
     } catch (error) {
-      if (!stopping.signal.aborted) {
-        log.warn("job verifier failed", { items: unanswered.size, error: String(error) });
+      if (!bound.aborted) log.warn("job verifier failed", { items: unanswered.size, error: String(error) });
+    }
+    if (bound.aborted && !stopping.signal.aborted && isTimeoutReason(bound.reason)) {
+      // The hard bound: whatever is still unanswered is finished, never renewed again.
+      for (const group of waiting.values()) {
+        log.warn("job item unanswered at its hard bound", {
+          job_id: group[0]!.jobId,
+          email: redactEmail(group[0]!.email),
+        });
+        write(group, (item) => store.complete(item, { result: overdueResult(item.email) }));
       }
+      waiting.clear();
     }
     await Promise.all(writes);
     return [...unanswered];
@@ -221,10 +252,8 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
   /** Items that did not get an answer go back to the queue after a backoff; their failed hand-out is counted. */
   async function retryLater(items: ClaimedItem[]): Promise<void> {
     for (const item of items) {
-      const failures = item.attempts - item.greylistTries; // this hand-out included
-      const delayMs = Math.min(5 * 60_000, errorDelayMs * 2 ** (failures - 1));
       try {
-        await store.defer(item, { delayMs });
+        await store.defer(item, { delayMs: failureDelay(item, policy) });
       } catch (error) {
         // The lease runs out on its own and the item returns to the queue then.
         log.error("job runner could not defer an item", { job_id: item.jobId, error: String(error) });
@@ -237,7 +266,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     // gets the fallback answer rather than looping forever.
     const live: ClaimedItem[] = [];
     for (const item of items) {
-      if (item.attempts - 1 - item.greylistTries >= maxFailures) {
+      if (exhausted(item, policy)) {
         log.warn("job item gave up after repeated failures", { job_id: item.jobId, email: redactEmail(item.email) });
         await store.complete(item, { result: fallbackResult(item.email), exhausted: true });
       } else {
@@ -247,25 +276,30 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     if (live.length === 0) return;
 
     // Long SMTP dialogues outlast a lease: renew it while the batch runs, so a live worker never loses its items
-    // (items already answered are skipped by the store).
-    const renewal = setInterval(() => {
-      store.renew(live, { leaseMs }).catch((error) => log.warn("job lease renewal failed", { error: String(error) }));
-    }, Math.max(10, Math.floor(leaseMs / 3)));
+    // (items already answered are skipped by the store). The hard bound ends the batch, and so the renewals.
+    const bound = deadline(itemTimeoutMs, { parents: [stopping.signal], what: "verify the batch" });
+    const renewal = setInterval(
+      () => {
+        store.renew(live, { leaseMs }).catch((error) => log.warn("job lease renewal failed", { error: String(error) }));
+      },
+      Math.max(10, Math.floor(leaseMs / 3)),
+    );
     try {
-      let left = await verify(live);
+      let left = await verify(live, bound.signal);
       // When a whole batch fails, one bad address may be the cause: try the rest one by one, so it alone is charged
       // with the failure.
-      if (left.length > 1 && !stopping.signal.aborted) {
+      if (left.length > 1 && !bound.signal.aborted) {
         const single: ClaimedItem[] = [];
         for (const item of left) {
-          if (stopping.signal.aborted) break;
-          single.push(...(await verify([item])));
+          if (bound.signal.aborted) break;
+          single.push(...(await verify([item], bound.signal)));
         }
         left = stopping.signal.aborted ? [] : single;
       }
       if (!stopping.signal.aborted) await retryLater(left);
     } finally {
       clearInterval(renewal);
+      bound.dispose();
     }
   }
 
@@ -287,7 +321,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
           log.error("job runner batch failed", { items: items.length, error: String(error) });
         }
       }
-      await sleep(pollMs, undefined, { signal: nap.signal }).catch(() => {});
+      await sleep(pollMs, { signal: nap.signal }).catch(() => {});
       if (nap.signal.aborted && !stopping.signal.aborted) nap = new AbortController();
     }
   }
@@ -321,8 +355,9 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       stopped ??= (async () => {
         stopping.abort();
         nap.abort();
-        const timer = sleep(stopTimeoutMs, undefined, { ref: false });
-        await Promise.race([running, timer]);
+        const grace = deadline(stopTimeoutMs, { what: "stop the job runner" });
+        await Promise.race([running, new Promise((resolve) => grace.signal.addEventListener("abort", resolve))]);
+        grace.dispose();
         const released = await store.release(owner);
         log.info("job runner stopped", { owner, released });
       })();

@@ -11,7 +11,10 @@ export function createExclusiveQuotaSettler(sql: Sql): QuotaSettler {
   const used = new Map<string, number>();
   let currentPeriod = "";
 
-  async function load(keys: Array<{ key: string; accountId: string; endpoint: string }>, period: string): Promise<void> {
+  async function load(
+    keys: Array<{ key: string; accountId: string; endpoint: string }>,
+    period: string,
+  ): Promise<void> {
     const rows = await sql`
       select account_id, endpoint, used from quota_usage
       where period = ${period}::date

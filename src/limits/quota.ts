@@ -23,7 +23,9 @@ export interface QuotaState {
   reset: number;
 }
 
-export type ChargeResult = { ok: true; states: QuotaState[] } | { ok: false; refused: QuotaState; states: QuotaState[] };
+export type ChargeResult =
+  | { ok: true; states: QuotaState[] }
+  | { ok: false; refused: QuotaState; states: QuotaState[] };
 
 /** The first day of the month (UTC) that `nowMs` falls in, as YYYY-MM-DD, and the next month's start in unix seconds. */
 export function quotaPeriod(nowMs: number): { period: string; reset: number } {
@@ -73,7 +75,12 @@ export class QuotaLedger {
     const quota = plan.quota;
     const { reset } = quotaPeriod(this.now());
     const settled = await this.#enqueue({ accountId, quota, charges });
-    const states = charges.map(({ endpoint }, i) => ({ endpoint, limit: quota[endpoint], remaining: settled.remaining[i], reset }));
+    const states = charges.map(({ endpoint }, i) => ({
+      endpoint,
+      limit: quota[endpoint],
+      remaining: settled.remaining[i],
+      reset,
+    }));
     if (settled.ok) return { ok: true, states };
     // The quota that could not take this call's amount.
     const refused = states.find((state, i) => state.remaining < charges[i].amount) ?? states[0];
@@ -119,7 +126,7 @@ export class QuotaLedger {
       this.#queue = [];
       try {
         const settled = await this.settle(batch, quotaPeriod(this.now()).period);
-        batch.forEach((call, i) => call.resolve(settled[i]));
+        for (const [i, call] of batch.entries()) call.resolve(settled[i]);
       } catch (error) {
         for (const call of batch) call.reject(error);
       }

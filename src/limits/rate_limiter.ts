@@ -1,4 +1,4 @@
-// Token buckets per account (DECISIONS §5): capacity = per_minute + burst, refilled at per_minute / 60 tokens a second.
+// Token buckets per account (docs/contract.md §5): capacity = per_minute + burst, refilled at per_minute / 60 tokens a second.
 // One bucket for verification calls, another of 60/min for job reads.
 
 export interface BucketSpec {

@@ -1,9 +1,9 @@
 // The signup verdict: the worst of its parts, never an average (spec), with the address verdict mapped onto the
-// email scale first (DECISIONS §4: corrected and incomplete count as risky).
+// email scale first (docs/contract.md §4: corrected and incomplete count as risky).
 import type { AddressVerdict, AddressVerification } from "../address/types.ts";
-import type { EmailVerification, Verdict } from "../email/types.ts";
-
-const SEVERITY: Record<Verdict, number> = { deliverable: 0, unknown: 1, risky: 2, undeliverable: 3 };
+import type { EmailVerification } from "../email/types.ts";
+import { VERDICTS, type Verdict } from "../email/vocabulary.ts";
+import { worstOf } from "../verdicts/worst_of.ts";
 
 export const ADDRESS_TO_COMBINED: Record<AddressVerdict, Verdict> = {
   deliverable: "deliverable",
@@ -12,10 +12,6 @@ export const ADDRESS_TO_COMBINED: Record<AddressVerdict, Verdict> = {
   nonexistent: "undeliverable",
   unknown: "unknown",
 };
-
-export function worstVerdict(verdicts: Verdict[]): Verdict {
-  return verdicts.reduce<Verdict>((worst, v) => (SEVERITY[v] > SEVERITY[worst] ? v : worst), "deliverable");
-}
 
 export interface SignupParts {
   email?: Pick<EmailVerification, "verdict" | "reasons" | "suggestion">;
@@ -38,5 +34,5 @@ export function combineSignup(parts: SignupParts) {
     reasons.push(...r.map((reason) => `address.${reason}`));
     signals.address = { verdict, reasons: r, normalized: normalized?.line ?? null };
   }
-  return { verdict: worstVerdict(verdicts), reasons, signals };
+  return { verdict: worstOf(VERDICTS, verdicts), reasons, signals };
 }

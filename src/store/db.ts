@@ -31,7 +31,7 @@ const SOCKET_NAME = ".s.PGSQL.5432";
 const bootstrap = new URL("../../workers/tsx_bootstrap.mjs", import.meta.url);
 const workerEntry = new URL("./pglite_worker.ts", import.meta.url).href;
 
-function connectOptions(extra: postgres.Options<{}>): postgres.Options<{}> {
+function connectOptions(extra: postgres.Options<Record<string, never>>): postgres.Options<Record<string, never>> {
   return { onnotice: () => {}, idle_timeout: 30, connect_timeout: 5, ...extra };
 }
 
@@ -80,16 +80,22 @@ async function openEmbedded(stateDir: string, options: OpenDatabaseOptions): Pro
   const owner = stateDirOwner(stateDir);
   if (options.joinRunning && owner !== undefined && owner !== process.pid && existsSync(socketPath)) {
     // Another process serves this directory: speak to it through its socket.
-    const sql = postgres(connectOptions({ path: socketPath, max: 1, prepare: false, username: "postgres", database: "postgres" }));
+    const sql = postgres(
+      connectOptions({ path: socketPath, max: 1, prepare: false, username: "postgres", database: "postgres" }),
+    );
     return { sql, kind: "embedded", close: () => sql.end({ timeout: 5 }) };
   }
   const lock: StateDirLock = lockStateDir(stateDir);
   rmSync(socketPath, { force: true }); // left by a process that died
-  const worker = new Worker(bootstrap, { workerData: { entry: workerEntry, dataDir: join(stateDir, "pgdata"), socketPath } });
+  const worker = new Worker(bootstrap, {
+    workerData: { entry: workerEntry, dataDir: join(stateDir, "pgdata"), socketPath },
+  });
   try {
     await new Promise<void>((ready, fail) => {
       worker.once("error", fail);
-      worker.once("exit", (code) => fail(new Error(`Cannot start the embedded database: its worker exited with code ${code}`)));
+      worker.once("exit", (code) =>
+        fail(new Error(`Cannot start the embedded database: its worker exited with code ${code}`)),
+      );
       worker.once("message", (message: { type: string }) => message.type === "ready" && ready());
     });
   } catch (error) {
@@ -100,10 +106,12 @@ async function openEmbedded(stateDir: string, options: OpenDatabaseOptions): Pro
   worker.removeAllListeners("exit");
   worker.removeAllListeners("error");
   worker.on("error", () => {}); // reported through failing queries
-  // One connection: PGlite runs one statement at a time anyway, and the socket server multiplexes connections onto
-  // its single session message by message, so two connections' unnamed extended-protocol statements (Parse, then
-  // Bind) could interleave. The keys CLI's occasional connection is the only other one.
-  const sql = postgres(connectOptions({ path: socketPath, max: 1, prepare: false, username: "postgres", database: "postgres" }));
+  // One connection: PGlite runs one statement at a time anyway. The keys CLI's occasional connection is the only
+  // other one; the worker's socket hands the session to one connection at a time, by whole exchanges and whole
+  // transactions, so the two never interleave (pglite_worker.ts).
+  const sql = postgres(
+    connectOptions({ path: socketPath, max: 1, prepare: false, username: "postgres", database: "postgres" }),
+  );
   let closed = false;
   return {
     sql,

@@ -7,7 +7,9 @@ const MIGRATIONS_DIR = new URL("./migrations/", import.meta.url);
 const MIGRATION_LOCK = 726_1001;
 
 export async function migrate(sql: postgres.Sql): Promise<string[]> {
-  const files = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith(".sql")).sort();
+  const files = readdirSync(MIGRATIONS_DIR)
+    .filter((f) => f.endsWith(".sql"))
+    .sort();
   const applied: string[] = [];
   await sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK})`;

@@ -5,7 +5,10 @@ import { join } from "node:path";
 
 export class StateDirLockedError extends Error {
   readonly code = "STATE_DIR_LOCKED";
-  constructor(readonly dir: string, readonly pid: number) {
+  constructor(
+    readonly dir: string,
+    readonly pid: number,
+  ) {
     super(
       `Cannot open the embedded database: ${dir} is used by process ${pid}. ` +
         `Stop it, use another STATE_DIR, or set DATABASE_URL to share a PostgreSQL between processes`,

@@ -1,6 +1,12 @@
 // The reserved test addresses: postcode 00000, city Testville (no French commune has that postcode), a house number
-// or none, and a street word, with or without a street type, as one line or as fields (DECISIONS §4).
-import type { AddressInput, AddressReason, AddressVerdict, AddressVerification, NormalizedAddress } from "../address/types.ts";
+// or none, and a street word, with or without a street type, as one line or as fields (docs/contract.md §4).
+import type {
+  AddressInput,
+  AddressReason,
+  AddressVerdict,
+  AddressVerification,
+  NormalizedAddress,
+} from "../address/types.ts";
 
 const TEST_POSTCODE = "00000";
 const TEST_CITY = "Testville";

@@ -1,6 +1,7 @@
 // Test keys never touch the network: the reserved local parts at vrai.test answer as the spec's table says, with the
-// checks and flags a live pipeline would report for that outcome (DECISIONS §4).
-import type { CheckName, CheckStatus, EmailReason, EmailVerification, Verdict } from "../email/types.ts";
+// checks and flags a live pipeline would report for that outcome (docs/contract.md §4).
+import type { EmailVerification } from "../email/types.ts";
+import { CHECK_NAMES, type CheckName, type CheckStatus, type EmailReason, type Verdict } from "../email/vocabulary.ts";
 
 export const TEST_DOMAIN = "vrai.test";
 
@@ -11,8 +12,6 @@ interface Reserved {
   last?: { check: CheckName; status: CheckStatus };
   /** Checks after `last`: skipped when it settled the answer. */
 }
-
-const ORDER: CheckName[] = ["syntax", "provider_rules", "typo", "disposable", "role", "mx", "smtp", "catch_all"];
 
 const RESERVED: Record<string, Reserved> = {
   deliverable: { verdict: "deliverable", reasons: [] },
@@ -27,9 +26,9 @@ export const RESERVED_EMAILS = Object.keys(RESERVED).map((local) => `${local}@${
 type ReservedAnswer = Omit<EmailVerification, "duration_ms" | "email">;
 
 function answerOf(reserved: Reserved): ReservedAnswer {
-  const stop = reserved.last ? ORDER.indexOf(reserved.last.check) : ORDER.length;
+  const stop = reserved.last ? CHECK_NAMES.indexOf(reserved.last.check) : CHECK_NAMES.length;
   const checks = {} as Record<CheckName, CheckStatus>;
-  ORDER.forEach((name, i) => {
+  CHECK_NAMES.forEach((name, i) => {
     checks[name] = i < stop ? "pass" : i === stop ? reserved.last!.status : "skipped";
   });
   const flag = (check: CheckName) => (checks[check] === "pass" ? false : checks[check] === "fail" ? true : null);

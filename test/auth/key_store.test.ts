@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { openDatabase } from "../../src/store/db.ts";
-import { createKey, findKey, listKeys, revokeKey, KeyStoreError } from "../../src/auth/key_store.ts";
+import { createKey, findKey, listKeys, revokeKey, type KeyStoreError } from "../../src/auth/key_store.ts";
 import { bearerToken, generateApiKey, parseApiKey } from "../../src/auth/api_key.ts";
 import { testDatabase, type DatabaseKind } from "../helpers/database.ts";
 
@@ -30,7 +30,10 @@ for (const kind of ["embedded", "postgres"] as DatabaseKind[]) {
     assert.equal(a.record.accountId, b.record.accountId, "one account per name");
     assert.equal((await findKey(db.sql, a.key))?.id, a.record.id);
     assert.equal(await findKey(db.sql, generateApiKey("live")), undefined);
-    await assert.rejects(createKey(db.sql, { account: "x", plan: "gold", knownPlans }), (e: KeyStoreError) => e.code === "UNKNOWN_PLAN");
+    await assert.rejects(
+      createKey(db.sql, { account: "x", plan: "gold", knownPlans }),
+      (e: KeyStoreError) => e.code === "UNKNOWN_PLAN",
+    );
 
     // Two keys sharing their 12 stored characters: the prefix no longer names one key.
     await db.sql`update api_keys set prefix = ${a.record.prefix} where id = ${b.record.id}`;

@@ -5,7 +5,7 @@ import { after, before, beforeEach, describe, it } from "node:test";
 import { createJobStore, FAILURE_VERIFIER, type JobStore } from "../../src/jobs/job_store.ts";
 import type { Sql } from "../../src/store/db.ts";
 import { answer } from "./fake_verifier.ts";
-import { createAccount, type OpenTestDatabase } from "./test_database.ts";
+import { createAccount, type OpenTestDatabase, statementsSentBy } from "../helpers/database.ts";
 
 const HOUR = 3600_000;
 
@@ -37,7 +37,10 @@ export function jobStoreSuite(name: string, open: () => Promise<OpenTestDatabase
       assert.equal(job.createdAt.toISOString(), now.toISOString());
       assert.equal(job.expiresAt.getTime() - job.createdAt.getTime(), 48 * HOUR);
       const emails = await sql`select email from job_items where job_id = ${job.jobId} order by position`;
-      assert.deepEqual(emails.map((r) => r.email), ["Jane@Example.com", "b@x.fr", "c@x.fr"]);
+      assert.deepEqual(
+        emails.map((r) => r.email),
+        ["Jane@Example.com", "b@x.fr", "c@x.fr"],
+      );
       const read = await store.read(account, job.jobId, { now });
       assert.deepEqual(read, {
         job_id: job.jobId,
@@ -46,16 +49,82 @@ export function jobStoreSuite(name: string, open: () => Promise<OpenTestDatabase
         processed: 0,
         created_at: "2026-01-10T12:00:00.000Z",
         expires_at: "2026-01-12T12:00:00.000Z",
+        summary: { undeliverable: 0, risky: 0, unknown: 0, deliverable: 0 },
         results: [],
       });
     });
 
+    it("submit() keeps a CSV submission's header and the kept rows' cells; readTable() gives them back in order", async () => {
+      const emails = ["a@x.fr", "A@X.fr ", "b@x.fr"];
+      const table = {
+        columns: ["name", "email"],
+        rows: [
+          ["Ann", "a@x.fr"],
+          ["Ann again", "A@X.fr "],
+          ["Bob", "b@x.fr"],
+        ],
+      };
+      const job = await store.submit(account, emails, { table });
+      assert.equal(job.total, 2);
+      const items = await store.claim("w", { limit: 10, leaseMs: 60_000 });
+      const mine = items.filter((i) => i.jobId === job.jobId);
+      for (const item of mine.reverse()) {
+        await store.complete(item, { result: { ...answer(item.email), verdict: "risky" } as never });
+      }
+      const read = await store.readTable(account, job.jobId);
+      assert.deepEqual(read?.columns, ["name", "email"]);
+      assert.deepEqual(
+        read?.rows.map((r) => [r.fields, r.result.email]),
+        [
+          [["Ann", "a@x.fr"], "a@x.fr"],
+          [["Bob", "b@x.fr"], "b@x.fr"],
+        ],
+      );
+      assert.deepEqual(read?.job.summary, { undeliverable: 0, risky: 2, unknown: 0, deliverable: 0 });
+      assert.equal(await store.readTable(account, "not-a-uuid"), undefined);
+      const json = await store.submit(account, ["c@x.fr"]);
+      assert.equal((await store.readTable(account, json.jobId))?.columns, null);
+    });
+
+    it("read() pages the finished results in submission order; the summary counts them all", async () => {
+      const job = await store.submit(account, ["p1@x.fr", "p2@x.fr", "p3@x.fr", "p4@x.fr"]);
+      const items = (await store.claim("w", { limit: 100, leaseMs: 60_000 })).filter((i) => i.jobId === job.jobId);
+      for (const item of items.slice(0, 3)) await store.complete(item, { result: answer(item.email) as never });
+      const emailsOf = (read: Awaited<ReturnType<JobStore["read"]>>) => read?.results.map((r) => r.email);
+      assert.deepEqual(emailsOf(await store.read(account, job.jobId)), ["p1@x.fr", "p2@x.fr", "p3@x.fr"]);
+      assert.deepEqual(emailsOf(await store.read(account, job.jobId, { offset: 1, limit: 1 })), ["p2@x.fr"]);
+      assert.deepEqual(emailsOf(await store.read(account, job.jobId, { offset: 2 })), ["p3@x.fr"]);
+      const page = await store.read(account, job.jobId, { limit: 0 });
+      assert.deepEqual(page?.results, []);
+      assert.equal(
+        Object.values(page?.summary ?? {}).reduce((a, b) => a + b, 0),
+        3,
+      );
+    });
+
     it("submit() stores 5000 addresses in one statement", async () => {
       const emails = Array.from({ length: 5000 }, (_, i) => `user${i}@domain${i % 50}.test`);
-      const job = await store.submit(account, emails);
+      const { value: job, statements } = await statementsSentBy(sql, () => store.submit(account, emails));
+      assert.equal(statements.length, 1, `one statement, one round trip: ${statements.join(" | ").slice(0, 500)}`);
+      assert.match(statements[0]!, /insert into jobs .* insert into job_items /);
       assert.equal(job.total, 5000);
-      const [row] = await sql`select count(*)::int as n, min(position) as lo, max(position) as hi from job_items where job_id = ${job.jobId}`;
-      assert.deepEqual({ n: row!.n, lo: row!.lo, hi: row!.hi }, { n: 5000, lo: 1, hi: 5000 });
+      const rows = await sql`
+        select i.position, i.email, i.status, i.result, i.lease_owner, i.attempts, i.not_before = j.created_at as due
+        from job_items i join jobs j on j.id = i.job_id
+        where i.job_id = ${job.jobId} order by i.position`;
+      assert.deepEqual(
+        rows.map((r) => ({ ...r })),
+        emails.map((email, i) => ({
+          position: i + 1,
+          email,
+          status: "pending",
+          result: null,
+          lease_owner: null,
+          attempts: 0,
+          due: true,
+        })),
+        "every address in its row, in submission order, pending and due at submission",
+      );
     });
 
     it("submit() of nothing gives a completed job with no results", async () => {
@@ -90,13 +159,19 @@ export function jobStoreSuite(name: string, open: () => Promise<OpenTestDatabase
     it("claim() hands out items in submission order, marks the job running and never hands an item out twice under a live lease", async () => {
       const job = await store.submit(account, ["a@x.fr", "b@x.fr", "c@x.fr"]);
       const first = await store.claim("w1", { limit: 2, leaseMs: 60_000 });
-      assert.deepEqual(first.map((i) => [i.email, i.position, i.attempts, i.owner]), [
-        ["a@x.fr", 1, 1, "w1"],
-        ["b@x.fr", 2, 1, "w1"],
-      ]);
+      assert.deepEqual(
+        first.map((i) => [i.email, i.position, i.attempts, i.owner]),
+        [
+          ["a@x.fr", 1, 1, "w1"],
+          ["b@x.fr", 2, 1, "w1"],
+        ],
+      );
       assert.equal((await store.read(account, job.jobId))?.status, "running");
       const second = await store.claim("w2", { limit: 5, leaseMs: 60_000 });
-      assert.deepEqual(second.map((i) => i.email), ["c@x.fr"]);
+      assert.deepEqual(
+        second.map((i) => i.email),
+        ["c@x.fr"],
+      );
       assert.deepEqual(await store.claim("w3", { limit: 5, leaseMs: 60_000 }), []);
     });
 
@@ -107,7 +182,9 @@ export function jobStoreSuite(name: string, open: () => Promise<OpenTestDatabase
       try {
         const peerStore = createJobStore(peer.sql);
         const claims = await Promise.all(
-          Array.from({ length: 8 }, (_, i) => (i % 2 ? peerStore : store).claim(`w${i}`, { limit: 30, leaseMs: 60_000 })),
+          Array.from({ length: 8 }, (_, i) =>
+            (i % 2 ? peerStore : store).claim(`w${i}`, { limit: 30, leaseMs: 60_000 }),
+          ),
         );
         const positions = claims.flat().map((i) => i.position);
         assert.equal(positions.length, 200);
@@ -145,7 +222,10 @@ export function jobStoreSuite(name: string, open: () => Promise<OpenTestDatabase
       const partial = await store.read(account, job.jobId);
       assert.equal(partial?.status, "running");
       assert.equal(partial?.processed, 2);
-      assert.deepEqual(partial?.results.map((r) => r.email), ["a@x.fr", "c@x.fr"]);
+      assert.deepEqual(
+        partial?.results.map((r) => r.email),
+        ["a@x.fr", "c@x.fr"],
+      );
       // A second write of the same item, and a write by a worker that lost its lease, change nothing.
       assert.equal(await store.complete(a!, { result: answer("bad@x.fr") }), false);
       const [taken] = await store.claim("w2", { limit: 1, leaseMs: 1000, now: new Date(now.getTime() + 2000) });
@@ -173,7 +253,7 @@ export function jobStoreSuite(name: string, open: () => Promise<OpenTestDatabase
       const now = new Date();
       await store.submit(account, ["a@x.fr"], { now });
       const [a] = await store.claim("w1", { limit: 1, leaseMs: 1000, now });
-      assert.equal(await store.defer(a!, { delayMs: 60_000, greylisted: true, now }), true);
+      assert.equal(await store.defer(a!, { delayMs: 60_000, counts: "greylist", now }), true);
       assert.deepEqual(await store.claim("w1", { limit: 1, leaseMs: 1000, now: new Date(now.getTime() + 59_999) }), []);
       const [again] = await store.claim("w1", { limit: 1, leaseMs: 1000, now: new Date(now.getTime() + 60_000) });
       assert.equal(again?.greylistTries, 1);
@@ -192,13 +272,19 @@ export function jobStoreSuite(name: string, open: () => Promise<OpenTestDatabase
       assert.equal(await store.release("w1"), 2);
       assert.equal(await store.release("w1"), 0);
       const again = await store.claim("w2", { limit: 2, leaseMs: 60_000 });
-      assert.deepEqual(again.map((i) => i.attempts), [1, 1]);
+      assert.deepEqual(
+        again.map((i) => i.attempts),
+        [1, 1],
+      );
     });
 
     it("claim() leaves the items of an expired job alone", async () => {
       const now = new Date();
       await store.submit(account, ["a@x.fr"], { now });
-      assert.deepEqual(await store.claim("w1", { limit: 1, leaseMs: 1000, now: new Date(now.getTime() + 48 * HOUR) }), []);
+      assert.deepEqual(
+        await store.claim("w1", { limit: 1, leaseMs: 1000, now: new Date(now.getTime() + 48 * HOUR) }),
+        [],
+      );
     });
 
     it("reclaimAll() hands back the items of every owner, counting their attempt", async () => {
@@ -207,7 +293,10 @@ export function jobStoreSuite(name: string, open: () => Promise<OpenTestDatabase
       await store.claim("dead2", { limit: 1, leaseMs: 60_000 });
       assert.equal(await store.reclaimAll(), 2);
       const again = await store.claim("w1", { limit: 2, leaseMs: 60_000 });
-      assert.deepEqual(again.map((i) => i.attempts), [2, 2]);
+      assert.deepEqual(
+        again.map((i) => i.attempts),
+        [2, 2],
+      );
     });
 
     it("sweep() deletes every row of the jobs submitted 48 hours ago and keeps the younger ones", async () => {
@@ -216,7 +305,10 @@ export function jobStoreSuite(name: string, open: () => Promise<OpenTestDatabase
       const young = await store.submit(account, ["c@x.fr"], { now: new Date(now.getTime() - 47 * HOUR) });
       assert.equal(await store.sweep({ now }), 1);
       const jobs = await sql`select id from jobs`;
-      assert.deepEqual(jobs.map((r) => r.id), [young.jobId]);
+      assert.deepEqual(
+        jobs.map((r) => r.id),
+        [young.jobId],
+      );
       const [items] = await sql`select count(*)::int as n from job_items where job_id = ${old.jobId}`;
       assert.equal(items!.n, 0);
       assert.equal(await store.sweep({ now }), 0);

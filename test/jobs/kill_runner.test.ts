@@ -11,8 +11,7 @@ import { startJobRunner } from "../../src/jobs/runner.ts";
 import { silentLogger } from "../../src/log.ts";
 import { openDatabase, type Sql } from "../../src/store/db.ts";
 import { createFakeVerifier } from "./fake_verifier.ts";
-import { testDatabase } from "../helpers/database.ts";
-import { createAccount, openTestDatabase, TEST_DATABASE_URL } from "./test_database.ts";
+import { createAccount, openTestDatabase, TEST_DATABASE_URL, testDatabase } from "../helpers/database.ts";
 import { waitForJob } from "./wait_for_job.ts";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/slow_runner.ts", import.meta.url));
@@ -51,7 +50,11 @@ async function runAndKill(args: object, minDone: number): Promise<string[]> {
   try {
     const died = exited.then(() => assert.fail("the worker process exited on its own"));
     await Promise.race([started, died]);
-    await Promise.race([progressed, died, sleep(30_000, undefined, { ref: false }).then(() => assert.fail("the worker process made no progress"))]);
+    await Promise.race([
+      progressed,
+      died,
+      sleep(30_000, undefined, { ref: false }).then(() => assert.fail("the worker process made no progress")),
+    ]);
   } finally {
     child.kill("SIGKILL");
   }
@@ -81,7 +84,11 @@ async function finishAndCheck(
     const done = await waitForJob(store, { account, jobId });
     assert.equal(done.status, "completed");
     assert.equal(done.processed, EMAILS.length);
-    assert.deepEqual(done.results.map((r) => r.email), EMAILS, "exactly one result per address, in order");
+    assert.deepEqual(
+      done.results.map((r) => r.email),
+      EMAILS,
+      "exactly one result per address, in order",
+    );
     const byKilled = done.results.filter((r) => r.duration_ms === KILLED_TAG).map((r) => r.email);
     const bySurvivor = done.results.filter((r) => r.duration_ms === SURVIVOR_TAG).map((r) => r.email);
     assert.equal(byKilled.length + bySurvivor.length, EMAILS.length);
@@ -122,7 +129,11 @@ it("a runner killed with SIGKILL on the embedded database loses nothing: a resta
     // The lease is a minute long: only the restart's reclaim lets the job finish within the test.
     db = await openDatabase({ databaseUrl: undefined, stateDir });
     try {
-      await finishAndCheck(db.sql, { store: createJobStore(db.sql), account, jobId, killedProbes }, { exclusive: true });
+      await finishAndCheck(
+        db.sql,
+        { store: createJobStore(db.sql), account, jobId, killedProbes },
+        { exclusive: true },
+      );
     } finally {
       await db.close();
     }

@@ -1,14 +1,21 @@
-// The job runner on the local PostgreSQL, with a fake BatchVerifier injected at the boundary.
+// The job runner on the local PostgreSQL, with a fake verifyMany injected at the boundary.
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { createJobStore, FAILURE_VERIFIER, type JobStore } from "../../src/jobs/job_store.ts";
-import { fallbackResult, interleaveDomains, startJobRunner, type JobRunner, type JobRunnerOptions } from "../../src/jobs/runner.ts";
+import {
+  fallbackResult,
+  interleaveDomains,
+  overdueResult,
+  startJobRunner,
+  type JobRunner,
+  type JobRunnerOptions,
+} from "../../src/jobs/runner.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { Sql } from "../../src/store/db.ts";
 import { answer, createFakeVerifier } from "./fake_verifier.ts";
-import { createAccount, openTestDatabase, type OpenTestDatabase } from "./test_database.ts";
+import { createAccount, openTestDatabase, type OpenTestDatabase } from "../helpers/database.ts";
 import { waitForJob } from "./wait_for_job.ts";
+import { eventually } from "../helpers/eventually.ts";
 
 const FAST: Partial<JobRunnerOptions> = { pollMs: 10, log: silentLogger, greylist: { minDelayMs: 5, maxDelayMs: 50 } };
 
@@ -48,7 +55,10 @@ describe("startJobRunner() on PostgreSQL", () => {
     const job = await waitForJob(store, { account, jobId });
     assert.equal(job.status, "completed");
     assert.equal(job.processed, 4);
-    assert.deepEqual(job.results, emails.map((email) => answer(email)));
+    assert.deepEqual(
+      job.results,
+      emails.map((email) => answer(email)),
+    );
     assert.deepEqual([...verifier.calls.values()], [1, 1, 1, 1]);
     // Within a batch the engine sees the domains in turn, so that its workers spread over the mail exchangers.
     assert.deepEqual(verifier.batches[0], ["a@one.test", "bad@two.test", "C@one.test"]);
@@ -63,9 +73,15 @@ describe("startJobRunner() on PostgreSQL", () => {
     assert.equal(partial.status, "running");
     assert.ok(partial.processed < partial.total);
     assert.equal(partial.results.length, partial.processed);
-    assert.deepEqual(partial.results.map((r) => r.email), emails.slice(0, partial.processed));
+    assert.deepEqual(
+      partial.results.map((r) => r.email),
+      emails.slice(0, partial.processed),
+    );
     const done = await waitForJob(store, { account, jobId });
-    assert.deepEqual(done.results.map((r) => r.email), emails);
+    assert.deepEqual(
+      done.results.map((r) => r.email),
+      emails,
+    );
   });
 
   it("retries a greylisted address after the server's delay and keeps the later answer", async () => {
@@ -98,19 +114,55 @@ describe("startJobRunner() on PostgreSQL", () => {
     assert.deepEqual(job.results[0]?.reasons, ["greylisted"]);
   });
 
+  it("retries an address whose probe timed out once, after the time-out delay, and keeps the later answer", async () => {
+    const { jobId } = await store.submit(account, ["slow@x.test", "stuck@x.test", "ok@x.test"]);
+    const verifier = createFakeVerifier({
+      timeoutTimes: (e) => (e.startsWith("slow") ? 1 : e.startsWith("stuck") ? 99 : 0),
+    });
+    run({ verifier, timeoutRetryDelayMs: 20 });
+    const job = await waitForJob(store, { account, jobId });
+    assert.deepEqual(job.results, [
+      answer("slow@x.test"),
+      answer("stuck@x.test", { timedOut: true }),
+      answer("ok@x.test"),
+    ]);
+    assert.equal(verifier.calls.get("slow@x.test"), 2);
+    assert.equal(verifier.calls.get("stuck@x.test"), 2, "one retry, then the probe_timeout is final");
+    assert.equal(verifier.calls.get("ok@x.test"), 1);
+  });
+
+  it("finishes items still unanswered at the hard bound as probe_timeout, and the job ends", async () => {
+    const { jobId } = await store.submit(account, ["tarpit@x.test", "fast@y.test"]);
+    const verifier = createFakeVerifier({ latencyMs: (e) => (e.startsWith("tarpit") ? 60_000 : 0) });
+    const began = Date.now();
+    run({ verifier, itemTimeoutMs: 300, leaseMs: 200 });
+    const job = await waitForJob(store, { account, jobId });
+    assert.ok(Date.now() - began < 5000, "the job ends soon after the bound");
+    assert.equal(job.status, "completed");
+    assert.deepEqual(job.results, [overdueResult("tarpit@x.test"), answer("fast@y.test")]);
+    const [item] = await sql`select status, lease_owner from job_items where job_id = ${jobId} and position = 1`;
+    assert.deepEqual([item!.status, item!.lease_owner], ["done", null], "its lease is no longer held or renewed");
+    assert.equal(verifier.calls.get("tarpit@x.test"), 1, "an overdue item is not retried");
+  });
+
   it("stop() aborts the probes in flight and hands the claimed items back to the queue", async () => {
     const { jobId } = await store.submit(account, ["a@x.test", "b@x.test", "c@x.test"]);
     let started = 0;
     const verifier = createFakeVerifier({ latencyMs: 30_000, onProbe: () => started++ });
     const runner = run({ verifier, batchSize: 2, lanes: 1 });
-    while (started < 2) await sleep(5);
+    await eventually("both probes of the first batch to start", () => started, { until: (n) => n >= 2, intervalMs: 5 });
     const began = Date.now();
     await runner.stop();
     assert.ok(Date.now() - began < 2000, "stop() does not wait for the probes to end");
-    const items = await sql`select status, lease_owner, attempts from job_items where job_id = ${jobId} order by position`;
+    const items =
+      await sql`select status, lease_owner, attempts from job_items where job_id = ${jobId} order by position`;
     assert.deepEqual(
       items.map((r) => [r.status, r.lease_owner, r.attempts]),
-      [["pending", null, 0], ["pending", null, 0], ["pending", null, 0]],
+      [
+        ["pending", null, 0],
+        ["pending", null, 0],
+        ["pending", null, 0],
+      ],
     );
     // Another runner picks the job up from there.
     run({ verifier: createFakeVerifier() });
@@ -124,7 +176,7 @@ describe("startJobRunner() on PostgreSQL", () => {
     // The probe lasts three leases; renewals every third of a lease leave room for a loaded test machine.
     const slow = createFakeVerifier({ latencyMs: 1200, onProbe: (e) => calls.push(`first ${e}`) });
     run({ verifier: slow, leaseMs: 400 });
-    while (calls.length === 0) await sleep(5);
+    await eventually("the first runner to probe", () => calls.length, { until: (n) => n > 0, intervalMs: 5 });
     run({ verifier: createFakeVerifier({ onProbe: (e) => calls.push(`second ${e}`) }), leaseMs: 400 });
     const job = await waitForJob(store, { account, jobId });
     assert.deepEqual(calls, ["first slow@x.test"]);
@@ -138,7 +190,12 @@ describe("startJobRunner() on PostgreSQL", () => {
     run({ verifier, errorDelayMs: 1, maxFailures: 3, lanes: 1 });
     const job = await waitForJob(store, { account, jobId });
     assert.equal(job.status, "completed");
-    assert.deepEqual(job.results, [answer("a@x.test"), fallbackResult("boom@x.test"), answer("b@y.test"), answer("c@z.test")]);
+    assert.deepEqual(job.results, [
+      answer("a@x.test"),
+      fallbackResult("boom@x.test"),
+      answer("b@y.test"),
+      answer("c@z.test"),
+    ]);
     assert.equal(verifier.calls.get("boom@x.test"), 3, "three failed tries, the first inside the whole batch");
     for (const email of ["a@x.test", "b@y.test", "c@z.test"]) assert.equal(verifier.calls.get(email), 1);
   });
@@ -159,8 +216,14 @@ describe("startJobRunner() on PostgreSQL", () => {
     run({ verifier, lanes: 1 }); // one claim takes both items
     const a = await waitForJob(store, { account, jobId: first.jobId });
     const b = await waitForJob(store, { account, jobId: second.jobId });
-    assert.deepEqual(a.results.map((r) => r.email), ["same@x.test"]);
-    assert.deepEqual(b.results.map((r) => r.email), ["SAME@x.test"]);
+    assert.deepEqual(
+      a.results.map((r) => r.email),
+      ["same@x.test"],
+    );
+    assert.deepEqual(
+      b.results.map((r) => r.email),
+      ["SAME@x.test"],
+    );
     assert.deepEqual(verifier.batches, [["same@x.test"]]);
   });
 
@@ -178,7 +241,10 @@ describe("startJobRunner() on PostgreSQL", () => {
       assert.equal(job.processed, 300);
       assert.equal(calls.size, 300);
       assert.deepEqual(new Set(calls.values()), new Set([1]));
-      assert.deepEqual(job.results.map((r) => r.email), emails);
+      assert.deepEqual(
+        job.results.map((r) => r.email),
+        emails,
+      );
       await Promise.all(runners.splice(0).map((r) => r.stop()));
     } finally {
       await peer.close();
@@ -186,7 +252,14 @@ describe("startJobRunner() on PostgreSQL", () => {
   });
 
   it("interleaveDomains() takes the domains in turn and keeps the order within each", () => {
-    assert.deepEqual(interleaveDomains(["a@x", "b@x", "c@x", "d@y", "e@z", "f@y"]), ["a@x", "d@y", "e@z", "b@x", "f@y", "c@x"]);
+    assert.deepEqual(interleaveDomains(["a@x", "b@x", "c@x", "d@y", "e@z", "f@y"]), [
+      "a@x",
+      "d@y",
+      "e@z",
+      "b@x",
+      "f@y",
+      "c@x",
+    ]);
     assert.deepEqual(interleaveDomains([]), []);
   });
 

@@ -10,9 +10,17 @@ import { createKey } from "../../src/auth/key_store.ts";
 import type { Plan } from "../../src/accounts/plans.ts";
 import { testDatabase, type DatabaseKind } from "../helpers/database.ts";
 
-const plan = (email: number, address: number): Plan => ({ name: "p", quota: { email, address }, rate: { per_minute: 1, burst: 0 }, batch_max: 10 });
+const plan = (email: number, address: number): Plan => ({
+  name: "p",
+  quota: { email, address },
+  rate: { per_minute: 1, burst: 0 },
+  batch_max: 10,
+});
 
-async function ledgerOn(t: TestContext, kind: DatabaseKind): Promise<{ db: Database; ledger: QuotaLedger; account: string; now: { ms: number } }> {
+async function ledgerOn(
+  t: TestContext,
+  kind: DatabaseKind,
+): Promise<{ db: Database; ledger: QuotaLedger; account: string; now: { ms: number } }> {
   const tdb = testDatabase(kind);
   const db = await openDatabase({ databaseUrl: tdb.databaseUrl, stateDir: tdb.stateDir }, { schema: tdb.schema });
   t.after(async () => {
@@ -28,15 +36,27 @@ async function ledgerOn(t: TestContext, kind: DatabaseKind): Promise<{ db: Datab
 for (const kind of ["embedded", "postgres"] as DatabaseKind[]) {
   test(`quota ledger (${kind}): concurrent unit charges get exactly what is left`, async (t) => {
     const { ledger, account } = await ledgerOn(t, kind);
-    const results = await Promise.all(Array.from({ length: 50 }, () => ledger.charge(account, plan(20, 5), [{ endpoint: "email", amount: 1 }])));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => ledger.charge(account, plan(20, 5), [{ endpoint: "email", amount: 1 }])),
+    );
     assert.equal(results.filter((r) => r.ok).length, 20);
-    assert.deepEqual(results.filter((r) => r.ok).map((r) => r.states[0].remaining).sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i));
+    assert.deepEqual(
+      results
+        .filter((r) => r.ok)
+        .map((r) => r.states[0].remaining)
+        .sort((a, b) => a - b),
+      Array.from({ length: 20 }, (_, i) => i),
+    );
   });
 
   test(`quota ledger (${kind}): a call with two quotas is all or nothing, and a big call does not block a small one`, async (t) => {
     const { ledger, account } = await ledgerOn(t, kind);
     const p = plan(10, 1);
-    const both = () => ledger.charge(account, p, [{ endpoint: "email", amount: 1 }, { endpoint: "address", amount: 1 }]);
+    const both = () =>
+      ledger.charge(account, p, [
+        { endpoint: "email", amount: 1 },
+        { endpoint: "address", amount: 1 },
+      ]);
     assert.equal((await both()).ok, true);
     const refused = await both();
     assert.equal(refused.ok, false);
@@ -47,13 +67,17 @@ for (const kind of ["embedded", "postgres"] as DatabaseKind[]) {
     ]);
     assert.equal(bulk.ok, false);
     assert.equal(single.ok, true);
-    assert.deepEqual((await ledger.status(account, p, ["email", "address"])).map((s) => s.remaining), [8, 0]);
+    assert.deepEqual(
+      (await ledger.status(account, p, ["email", "address"])).map((s) => s.remaining),
+      [8, 0],
+    );
   });
 
   test(`quota ledger (${kind}): refunds give back, and a new month starts from zero`, async (t) => {
     const { ledger, account, now } = await ledgerOn(t, kind);
     const p = plan(3, 3);
-    for (let i = 0; i < 3; i++) assert.equal((await ledger.charge(account, p, [{ endpoint: "email", amount: 1 }])).ok, true);
+    for (let i = 0; i < 3; i++)
+      assert.equal((await ledger.charge(account, p, [{ endpoint: "email", amount: 1 }])).ok, true);
     assert.equal((await ledger.charge(account, p, [{ endpoint: "email", amount: 1 }])).ok, false);
     await ledger.refund(account, p, [{ endpoint: "email", amount: 2 }]);
     assert.equal((await ledger.status(account, p, ["email"]))[0].remaining, 2);

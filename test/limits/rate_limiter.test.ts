@@ -15,8 +15,14 @@ function conformance(name: string, make: (t: TestContext) => Promise<RateLimiter
     const spec = { per_minute: 6, burst: 4 };
     const decisions = [];
     for (let i = 0; i < 11; i++) decisions.push(await limiter.take(account, "verify", spec));
-    assert.deepEqual(decisions.map((d) => d.allowed), [...Array(10).fill(true), false]);
-    assert.deepEqual(decisions.slice(0, 10).map((d) => d.remaining), [9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+    assert.deepEqual(
+      decisions.map((d) => d.allowed),
+      [...Array(10).fill(true), false],
+    );
+    assert.deepEqual(
+      decisions.slice(0, 10).map((d) => d.remaining),
+      [9, 8, 7, 6, 5, 4, 3, 2, 1, 0],
+    );
     assert.ok(decisions.every((d) => d.limit === 10));
     const refused = decisions[10];
     assert.ok(refused.retryAfter >= 9 && refused.retryAfter <= 10, `retry after ${refused.retryAfter}`);
@@ -36,7 +42,9 @@ function conformance(name: string, make: (t: TestContext) => Promise<RateLimiter
   test(`${name}: concurrent takes never hand out more tokens than the bucket holds`, async (t) => {
     const limiter = await make(t);
     const account = randomUUID();
-    const results = await Promise.all(Array.from({ length: 40 }, () => limiter.take(account, "verify", { per_minute: 1, burst: 19 })));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, () => limiter.take(account, "verify", { per_minute: 1, burst: 19 })),
+    );
     assert.equal(results.filter((r) => r.allowed).length, 20);
   });
 }
@@ -61,6 +69,12 @@ test("refill() adds per_minute / 60 tokens a second, up to the capacity", () => 
 
 test("decide() takes one token when there is one, and says when the next comes", () => {
   const spec = { per_minute: 60, burst: 0 };
-  assert.deepEqual(decide(0.5, spec, 0).decision, { allowed: false, limit: 60, remaining: 0, reset: 60, retryAfter: 1 });
+  assert.deepEqual(decide(0.5, spec, 0).decision, {
+    allowed: false,
+    limit: 60,
+    remaining: 0,
+    reset: 60,
+    retryAfter: 1,
+  });
   assert.equal(decide(1, spec, 0).decision.allowed, true);
 });
