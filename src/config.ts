@@ -1,4 +1,5 @@
 // The only module that reads process.env (with deps.ts). Every other module receives a Config.
+import { isIP } from "node:net";
 import { availableParallelism, hostname } from "node:os";
 
 export type Role = "all" | "api" | "worker";
@@ -27,12 +28,31 @@ export interface Config {
   banIndexDir: string;
   workers: number;
   role: Role;
+  /** A request's headers must arrive within this (slow clients are cut off: docs/decisions.md "Hostile clients"). */
+  httpHeadersTimeoutMs: number;
+  /** A whole request (headers and body) must arrive within this; never less than httpHeadersTimeoutMs. */
+  httpRequestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  httpKeepAliveTimeoutMs: number;
+  /** Concurrent client connections; those beyond are closed on arrival. */
+  httpMaxConnections: number;
+  /** SMTP_PROXY: socks5://[user:pass@]host:port every probe goes through (unless SMTP_PROXY_RULES says otherwise). */
+  smtpProxy: string | undefined;
+  /** SMTP_PROXY_RULES: path of a JSON file routing probes per MX host suffix or domain (direct or a proxy). */
+  smtpProxyRules: string | undefined;
+  /** SMTP_LOCAL_ADDRESS: local addresses direct probes are bound to (at most one IPv4 and one IPv6). */
+  smtpLocalAddresses: string[];
+  /** SMTP_SELFTEST_HOST: mail server the egress self-check connects to; unset: the first MX of a large provider. */
+  smtpSelftestHost: string | undefined;
 }
 
 export const OFFICIAL_BAN_SOURCE = "https://adresse.data.gouv.fr/data/ban/adresses/latest/csv";
 
 function list(value: string | undefined): string[] {
-  return (value ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+  return (value ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
@@ -45,7 +65,7 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0
   return value;
 }
 
-/** Reads the configuration table of DECISIONS §3; throws RangeError naming the first bad variable. */
+/** Reads the configuration table of docs/contract.md §3; throws RangeError naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer(env, "PORT", 8080);
   const host = env.HOST || "0.0.0.0";
@@ -53,6 +73,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const role = (env.ROLE || "all") as Role;
   if (!["all", "api", "worker"].includes(role)) {
     throw new RangeError(`Cannot read configuration: ROLE must be all, api or worker, got "${role}"`);
+  }
+  const httpHeadersTimeoutMs = integer(env, "HTTP_HEADERS_TIMEOUT_MS", 10_000, 1);
+  const httpRequestTimeoutMs = integer(env, "HTTP_REQUEST_TIMEOUT_MS", 30_000, 1);
+  if (httpRequestTimeoutMs < httpHeadersTimeoutMs) {
+    throw new RangeError(
+      `Cannot read configuration: HTTP_REQUEST_TIMEOUT_MS (${httpRequestTimeoutMs}) must be at least HTTP_HEADERS_TIMEOUT_MS (${httpHeadersTimeoutMs})`,
+    );
+  }
+  const smtpLocalAddresses = list(env.SMTP_LOCAL_ADDRESS);
+  const families = smtpLocalAddresses.map((a) => isIP(a));
+  if (families.includes(0) || new Set(families).size !== families.length) {
+    throw new RangeError(
+      `Cannot read configuration: SMTP_LOCAL_ADDRESS must be one IP address (or one IPv4 and one IPv6, comma-separated), got "${env.SMTP_LOCAL_ADDRESS}"`,
+    );
+  }
+  if (env.SMTP_PROXY && !/^socks5:\/\//i.test(env.SMTP_PROXY)) {
+    throw new RangeError("Cannot read configuration: SMTP_PROXY must be a socks5://[user:pass@]host:port URL");
   }
   return {
     port,
@@ -73,5 +110,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     banIndexDir: env.BAN_INDEX_DIR || "./data/ban",
     workers: integer(env, "WORKERS", availableParallelism(), 1),
     role,
+    httpHeadersTimeoutMs,
+    httpRequestTimeoutMs,
+    httpKeepAliveTimeoutMs: integer(env, "HTTP_KEEP_ALIVE_TIMEOUT_MS", 5_000, 1),
+    httpMaxConnections: integer(env, "HTTP_MAX_CONNECTIONS", 1024, 1),
+    smtpProxy: env.SMTP_PROXY || undefined,
+    smtpProxyRules: env.SMTP_PROXY_RULES || undefined,
+    smtpLocalAddresses,
+    smtpSelftestHost: env.SMTP_SELFTEST_HOST || undefined,
   };
 }

@@ -30,6 +30,9 @@ export async function buildCore(config: Config, options: { schema?: string } = {
     // One process owns the embedded database, so memory buckets and counters are exact there; processes sharing a
     // PostgreSQL must draw from the same buckets and lock the same quota rows.
     rate: db.kind === "embedded" ? createMemoryRateLimiter() : createPostgresRateLimiter(db.sql),
-    quota: new QuotaLedger(db.sql, db.kind === "embedded" ? createExclusiveQuotaSettler(db.sql) : createSharedQuotaSettler(db.sql)),
+    quota: new QuotaLedger(
+      db.sql,
+      db.kind === "embedded" ? createExclusiveQuotaSettler(db.sql) : createSharedQuotaSettler(db.sql),
+    ),
   };
 }

@@ -41,7 +41,7 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
   const min = ORDER[level];
   const emit = (lvl: LogLevel, msg: string, fields?: LogFields) => {
     if (ORDER[lvl] < min) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }) + "\n");
+    write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields })}\n`);
   };
   return {
     debug: (msg, fields) => emit("debug", msg, fields),

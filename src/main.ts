@@ -6,6 +6,8 @@ import { buildCore } from "./deps.ts";
 import { createApp } from "./http/app.ts";
 import { serve, type RunningServer } from "./http/serve.ts";
 import { createEmailEngine } from "./email/engine.ts";
+import { startEgressCheck } from "./email/egress/self_check.ts";
+import { coolOffFor } from "./email/smtp/mx_health.ts";
 import { createAddressService, type AddressService } from "./address/service.ts";
 import { createJobQueue } from "./jobs/job_queue.ts";
 import { startJobRunner, type JobRunner } from "./jobs/runner.ts";
@@ -18,6 +20,8 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const core = await buildCore(config);
   const email = createEmailEngine(config, { log });
+  // Can probes leave this host? Checked in the background (start never waits for it), logged once, shown in /readyz.
+  const egress = startEgressCheck(config, { log });
   const serving = config.role !== "worker";
   const working = config.role !== "api";
   // A worker-only process never answers address calls: it does not load the street index.
@@ -26,11 +30,20 @@ async function main(): Promise<void> {
   let runner: JobRunner | undefined;
   let sweeper: Sweeper | undefined;
   if (!working && core.db.kind === "embedded") {
-    log.warn("nobody works bulk jobs: ROLE=api on the embedded database; use ROLE=all, or DATABASE_URL with worker processes");
+    log.warn(
+      "nobody works bulk jobs: ROLE=api on the embedded database; use ROLE=all, or DATABASE_URL with worker processes",
+    );
   }
   if (working) {
     // The embedded database has one process: whatever is claimed at start was held by a process that died.
-    runner = startJobRunner({ sql: core.db.sql, verifier: email, log, exclusive: core.db.kind === "embedded" });
+    runner = startJobRunner({
+      sql: core.db.sql,
+      verifier: email,
+      log,
+      exclusive: core.db.kind === "embedded",
+      // A timed-out address is tried again once its MX's cool-off is over, or the retry would meet the same skip.
+      timeoutRetryDelayMs: coolOffFor(config.probeTimeoutMs) + config.probeTimeoutMs,
+    });
     sweeper = startSweeper({ sql: core.db.sql, log });
   }
   if (serving) {
@@ -41,9 +54,20 @@ async function main(): Promise<void> {
       log,
       email,
       address: address as AddressVerifier,
+      egress,
       jobs: { ...jobs, submit: (...args) => jobs.submit(...args).finally(() => runner?.wake()) },
     };
-    server = await serve(createApp(services), { port: config.port, host: config.host, log });
+    server = await serve(createApp(services), {
+      port: config.port,
+      host: config.host,
+      log,
+      limits: {
+        headersTimeoutMs: config.httpHeadersTimeoutMs,
+        requestTimeoutMs: config.httpRequestTimeoutMs,
+        keepAliveTimeoutMs: config.httpKeepAliveTimeoutMs,
+        maxConnections: config.httpMaxConnections,
+      },
+    });
   }
   log.info("started", { role: config.role, port: server?.port, database: core.db.kind, workers: config.workers });
 

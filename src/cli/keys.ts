@@ -7,7 +7,15 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../config.ts";
 import { loadPlans } from "../accounts/plans.ts";
 import { openDatabase } from "../store/db.ts";
-import { createKey, listKeys, revokeKey, ENDPOINTS, KeyStoreError, type Endpoint, type KeyRecord } from "../auth/key_store.ts";
+import {
+  createKey,
+  listKeys,
+  revokeKey,
+  ENDPOINTS,
+  KeyStoreError,
+  type Endpoint,
+  type KeyRecord,
+} from "../auth/key_store.ts";
 
 const USAGE = `Usage:
   npm run keys -- create --account NAME [--plan PLAN] [--mode live|test] [--endpoints email,address,signup] [--json]
@@ -53,11 +61,16 @@ async function run(argv: string[]): Promise<void> {
   let endpoints: Endpoint[] | undefined;
   if (command === "create") {
     if (!values.account) throw new UsageError(`create needs --account NAME\n${USAGE}`);
-    if (values.mode !== undefined && values.mode !== "live" && values.mode !== "test") throw new UsageError("--mode is live or test");
+    if (values.mode !== undefined && values.mode !== "live" && values.mode !== "test")
+      throw new UsageError("--mode is live or test");
     if (values.endpoints !== undefined) {
-      endpoints = values.endpoints.split(",").map((e) => e.trim()).filter(Boolean) as Endpoint[];
+      endpoints = values.endpoints
+        .split(",")
+        .map((e) => e.trim())
+        .filter(Boolean) as Endpoint[];
       const unknown = endpoints.filter((e) => !ENDPOINTS.includes(e));
-      if (unknown.length > 0 || endpoints.length === 0) throw new UsageError(`--endpoints takes a list of ${ENDPOINTS.join(", ")}`);
+      if (unknown.length > 0 || endpoints.length === 0)
+        throw new UsageError(`--endpoints takes a list of ${ENDPOINTS.join(", ")}`);
     }
   }
   if (command === "revoke" && !ref) throw new UsageError(`revoke needs an id, a key or a prefix\n${USAGE}`);
@@ -92,7 +105,10 @@ async function run(argv: string[]): Promise<void> {
 }
 
 run(process.argv.slice(2)).catch((error) => {
-  const known = error instanceof UsageError || error instanceof KeyStoreError || (error as { code?: string }).code === "STATE_DIR_LOCKED";
+  const known =
+    error instanceof UsageError ||
+    error instanceof KeyStoreError ||
+    (error as { code?: string }).code === "STATE_DIR_LOCKED";
   console.error(known ? error.message : `Cannot run keys command: ${(error as Error).message}`);
   process.exit(error instanceof UsageError ? 2 : 1);
 });

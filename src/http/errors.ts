@@ -1,4 +1,4 @@
-// The closed vocabulary of problem types (spec "Errors" plus DECISIONS §7), and the one error class that carries an
+// The closed vocabulary of problem types (spec "Errors" plus docs/contract.md §7), and the one error class that carries an
 // HTTP answer. Code anywhere may throw HttpError; http/app.ts turns it into a problem document.
 
 export interface ProblemType {
@@ -59,12 +59,14 @@ export const PROBLEM_TYPES = {
   "job-not-found": {
     status: 404,
     title: "Job not found",
-    explanation: "No job with this id is visible to this account: it never existed, expired 48 hours after submission, or belongs to another account.",
+    explanation:
+      "No job with this id is visible to this account: it never existed, expired 48 hours after submission, or belongs to another account.",
   },
   "service-unavailable": {
     status: 503,
     title: "Service unavailable",
-    explanation: "A dependency (the database or the address index) is unreachable. Retry after the number of seconds in Retry-After.",
+    explanation:
+      "A dependency (the database or the address index) is unreachable. Retry after the number of seconds in Retry-After.",
   },
   "internal-error": {
     status: 500,
@@ -80,6 +82,12 @@ export const PROBLEM_TYPES = {
     status: 405,
     title: "Method not allowed",
     explanation: "The path exists but not with this method. The Allow header lists the methods it accepts.",
+  },
+  "request-timeout": {
+    status: 408,
+    title: "Request timeout",
+    explanation:
+      "The request's headers or body did not arrive in time (seconds, not minutes: see HTTP_HEADERS_TIMEOUT_MS and HTTP_REQUEST_TIMEOUT_MS). The connection is closed; send the request again, at once, on a new connection.",
   },
   "unsupported-media-type": {
     status: 415,
@@ -102,7 +110,11 @@ export class HttpError extends Error {
   readonly extensions: Record<string, unknown>;
   readonly headers: Record<string, string>;
 
-  constructor(readonly slug: ProblemSlug, readonly detail: string, options: HttpErrorOptions = {}) {
+  constructor(
+    readonly slug: ProblemSlug,
+    readonly detail: string,
+    options: HttpErrorOptions = {},
+  ) {
     super(detail, { cause: options.cause });
     this.name = "HttpError";
     this.status = PROBLEM_TYPES[slug].status;

@@ -1,4 +1,4 @@
-// The first three refusals of every authenticated call, in the order of DECISIONS §5: 401 (key), 403 (endpoint),
+// The first three refusals of every authenticated call, in the order of docs/contract.md §5: 401 (key), 403 (endpoint),
 // 429 (rate). What it admits carries the rate headers that every later answer repeats.
 import { bearerToken, parseApiKey } from "../auth/api_key.ts";
 import type { Endpoint, KeyRecord } from "../auth/key_store.ts";
@@ -30,7 +30,10 @@ export interface AdmitOptions {
 export async function admit(request: Request, services: Services, options: AdmitOptions): Promise<Caller> {
   const token = bearerToken(request.headers.get("authorization"));
   if (token === undefined || parseApiKey(token) === undefined) {
-    throw new HttpError("invalid-api-key", "Cannot authenticate: send Authorization: Bearer vrai_live_<secret> or vrai_test_<secret>");
+    throw new HttpError(
+      "invalid-api-key",
+      "Cannot authenticate: send Authorization: Bearer vrai_live_<secret> or vrai_test_<secret>",
+    );
   }
   const key = await services.keys.resolve(token);
   if (!key) throw new HttpError("invalid-api-key", "Cannot authenticate: the key is unknown");
@@ -47,9 +50,13 @@ export async function admit(request: Request, services: Services, options: Admit
   const decision = await services.rate.take(key.accountId, options.bucket, spec);
   const headers = rateHeaders(decision);
   if (!decision.allowed) {
-    throw new HttpError("rate-limit-exceeded", `Cannot accept call: more than ${decision.limit} calls a minute; retry in ${decision.retryAfter} s`, {
-      headers: { ...headers, "retry-after": String(decision.retryAfter) },
-    });
+    throw new HttpError(
+      "rate-limit-exceeded",
+      `Cannot accept call: more than ${decision.limit} calls a minute; retry in ${decision.retryAfter} s`,
+      {
+        headers: { ...headers, "retry-after": String(decision.retryAfter) },
+      },
+    );
   }
   return { key, plan, headers };
 }

@@ -12,11 +12,17 @@ export function problem(slug: ProblemSlug, detail: string, options: ProblemOptio
   const { errorsBase, extensions = {}, headers = {} } = options;
   const { status, title } = PROBLEM_TYPES[slug];
   const body = { ...extensions, type: `${errorsBase}/${slug}`, title, status, detail };
-  return textResponse(JSON.stringify(body), status, { ...lowerCase(headers), "content-type": "application/problem+json" });
+  return textResponse(JSON.stringify(body), status, {
+    ...lowerCase(headers),
+    "content-type": "application/problem+json",
+  });
 }
 
 export function json(data: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
-  return textResponse(JSON.stringify(data), init.status ?? 200, { ...lowerCase(init.headers), "content-type": "application/json" });
+  return textResponse(JSON.stringify(data), init.status ?? 200, {
+    ...lowerCase(init.headers),
+    "content-type": "application/json",
+  });
 }
 
 function lowerCase(headers: Record<string, string> | undefined): Record<string, string> {

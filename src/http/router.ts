@@ -1,4 +1,6 @@
 // A linear table of { method, pattern, handler } records. Patterns are literal segments and `:name` parameters.
+// Parameters are handed over as sent (percent-encoded): each route decodes its own with decodeSegment(), so that a
+// malformed escape is that route's own "no such thing" (404 job-not-found after authentication for a job id).
 import { HttpError } from "./errors.ts";
 
 export type Handler = (request: Request, params: Record<string, string>) => Promise<Response> | Response;
@@ -18,6 +20,16 @@ export interface Match {
   params: Record<string, string>;
 }
 
+/** A percent-decoded path segment, or undefined when its escapes are malformed or not UTF-8 (`%`, `%E0%A4%A`, `%ff`). */
+export function decodeSegment(segment: string): string | undefined {
+  if (!segment.includes("%")) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 export function createRouter(routes: Route[]) {
   const compiled: CompiledRoute[] = routes.map((r) => ({ ...r, segments: r.pattern.split("/").slice(1) }));
 
@@ -28,7 +40,7 @@ export function createRouter(routes: Route[]) {
       const segment = route.segments[i];
       if (segment.startsWith(":")) {
         if (parts[i] === "") return undefined;
-        params[segment.slice(1)] = decodeURIComponent(parts[i]);
+        params[segment.slice(1)] = parts[i];
       } else if (segment !== parts[i]) return undefined;
     }
     return params;
@@ -46,7 +58,9 @@ export function createRouter(routes: Route[]) {
     }
     if (allowed.length > 0) {
       const allow = [...new Set(allowed.includes("GET") ? [...allowed, "HEAD"] : allowed)].join(", ");
-      throw new HttpError("method-not-allowed", `Cannot ${method} ${pathname}: allowed methods are ${allow}`, { headers: { allow } });
+      throw new HttpError("method-not-allowed", `Cannot ${method} ${pathname}: allowed methods are ${allow}`, {
+        headers: { allow },
+      });
     }
     throw new HttpError("not-found", `Cannot find ${pathname}: no such route`);
   };

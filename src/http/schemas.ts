@@ -1,15 +1,32 @@
 // Request and response schemas of the API, in valibot. The request schemas validate bodies at the edge; all of them
 // generate GET /v1/openapi.json (openapi.ts), so the description cannot drift from what is enforced.
 import * as v from "valibot";
+import { ADDRESS_REASONS, ADDRESS_VERDICTS } from "../address/vocabulary.ts";
+import { CHECK_NAMES, CHECK_STATUSES, EMAIL_REASONS, VERDICTS, type CheckName } from "../email/vocabulary.ts";
+import { JOB_STATUSES } from "../jobs/job_store.ts";
 
 export const EMAIL_MAX_LENGTH = 320;
 
-const EmailString = v.pipe(v.string(), v.maxLength(EMAIL_MAX_LENGTH), v.description("An email address, at most 320 characters."));
-const Field = (description: string) => v.optional(v.pipe(v.string(), v.maxLength(300), v.description(description)));
+// NUL, and a UTF-16 surrogate half without its pair: PostgreSQL's text cannot hold the first, and UTF-8 cannot encode
+// the second (it would be stored as U+FFFD). Refused at the edge, naming the member, before any database call.
+const UNSTORABLE = /[\u0000\p{Cs}]/u;
+/** A string PostgreSQL can store exactly as sent. */
+export function isStorableText(text: string): boolean {
+  return !UNSTORABLE.test(text);
+}
+const Storable = v.check(isStorableText, "must not hold a NUL character or an unpaired surrogate");
+const Text = () => v.pipe(v.string(), Storable);
+
+const EmailString = v.pipe(
+  Text(),
+  v.maxLength(EMAIL_MAX_LENGTH),
+  v.description("An email address, at most 320 characters."),
+);
+const Field = (description: string) => v.optional(v.pipe(Text(), v.maxLength(300), v.description(description)));
 
 export const AddressInputSchema = v.pipe(
   v.object({
-    line: v.optional(v.pipe(v.string(), v.maxLength(1000), v.description("The whole address as one string."))),
+    line: v.optional(v.pipe(Text(), v.maxLength(1000), v.description("The whole address as one string."))),
     house_number: Field("House number with an optional suffix (bis, ter, B…)."),
     street: Field("Street type and name."),
     postcode: Field("Five-digit French postcode."),
@@ -38,19 +55,11 @@ export const BulkRequestSchema = v.object({
 export const JobIdSchema = v.pipe(v.string(), v.uuid(), v.description("Job id (uuid)."));
 
 // Responses (documentation only: the service builds them, clients validate them).
-const Verdict = v.picklist(["deliverable", "undeliverable", "risky", "unknown"]);
-const EmailReason = v.picklist([
-  "invalid_syntax", "local_part_too_long", "domain_too_long", "provider_rule_violation", "domain_typo", "no_mx_record",
-  "domain_does_not_resolve", "mailbox_not_found", "mailbox_full", "disposable_domain", "role_address",
-  "catch_all_domain", "greylisted", "probe_timeout", "probe_unavailable",
-]);
-const CheckStatus = v.picklist(["pass", "fail", "inconclusive", "skipped"]);
-const AddressVerdict = v.picklist(["deliverable", "corrected", "incomplete", "nonexistent", "unknown"]);
-const AddressReason = v.picklist([
-  "street_not_found", "house_number_out_of_range", "postcode_city_mismatch", "postcode_corrected", "city_corrected",
-  "street_corrected", "missing_house_number", "missing_street", "missing_postcode", "missing_city",
-  "country_not_covered", "postcode_not_covered",
-]);
+const Verdict = v.picklist(VERDICTS);
+const EmailReason = v.picklist(EMAIL_REASONS);
+const CheckStatus = v.picklist(CHECK_STATUSES);
+const AddressVerdict = v.picklist(ADDRESS_VERDICTS);
+const AddressReason = v.picklist(ADDRESS_REASONS);
 const NullableFlag = v.nullable(v.boolean());
 
 export const EmailVerificationSchema = v.object({
@@ -59,10 +68,9 @@ export const EmailVerificationSchema = v.object({
   reasons: v.array(EmailReason),
   suggestion: v.optional(v.nullable(v.string())),
   flags: v.optional(v.object({ disposable: NullableFlag, role: NullableFlag, catch_all: NullableFlag })),
-  checks: v.object({
-    syntax: CheckStatus, provider_rules: CheckStatus, typo: CheckStatus, disposable: CheckStatus,
-    role: CheckStatus, mx: CheckStatus, smtp: CheckStatus, catch_all: CheckStatus,
-  }),
+  checks: v.object(
+    Object.fromEntries(CHECK_NAMES.map((name) => [name, CheckStatus])) as Record<CheckName, typeof CheckStatus>,
+  ),
   duration_ms: v.pipe(v.number(), v.integer()),
 });
 
@@ -89,13 +97,17 @@ export const SignupVerificationSchema = v.object({
   verdict: Verdict,
   reasons: v.array(v.pipe(v.string(), v.description("<signal>.<reason>, e.g. email.role_address"))),
   signals: v.strictObject({
-    email: v.optional(v.object({ verdict: Verdict, reasons: v.array(EmailReason), suggestion: v.nullable(v.string()) })),
-    address: v.optional(v.object({ verdict: AddressVerdict, reasons: v.array(AddressReason), normalized: v.nullable(v.string()) })),
+    email: v.optional(
+      v.object({ verdict: Verdict, reasons: v.array(EmailReason), suggestion: v.nullable(v.string()) }),
+    ),
+    address: v.optional(
+      v.object({ verdict: AddressVerdict, reasons: v.array(AddressReason), normalized: v.nullable(v.string()) }),
+    ),
   }),
   duration_ms: v.pipe(v.number(), v.integer()),
 });
 
-const JobStatus = v.picklist(["queued", "running", "completed", "failed"]);
+const JobStatus = v.picklist(JOB_STATUSES);
 
 export const JobAcceptedSchema = v.object({
   job_id: v.pipe(v.string(), v.uuid()),

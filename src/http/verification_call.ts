@@ -1,4 +1,4 @@
-// The life of every verification call (email, address, signup, bulk), in the order of refusals of DECISIONS §5:
+// The life of every verification call (email, address, signup, bulk), in the order of refusals of docs/contract.md §5:
 // 401, 403, 429 (guard.ts), 415, 400, 413 (route check), then test mode or 402 (quota), then the work. Quota is
 // charged before the work and given back if the work fails, so only a 200/202 costs anything.
 import type * as v from "valibot";
@@ -30,7 +30,8 @@ export interface VerificationCall<S extends v.GenericSchema> {
   /** Test keys: the offline answer, or an HttpError request-failed naming the reserved inputs. */
   testAnswer: (body: v.InferOutput<S>, caller: Caller) => Answer | Promise<Answer>;
   charges: (body: v.InferOutput<S>, caller: Caller) => QuotaCharge[];
-  run: (body: v.InferOutput<S>, caller: Caller, signal: AbortSignal) => Promise<Answer>;
+  /** The work; `request` for what its headers ask (Prefer: wait=N). */
+  run: (body: v.InferOutput<S>, caller: Caller, signal: AbortSignal, request: Request) => Promise<Answer>;
 }
 
 export function verificationHandler<S extends v.GenericSchema>(services: Services, call: VerificationCall<S>) {
@@ -58,7 +59,7 @@ export function verificationHandler<S extends v.GenericSchema>(services: Service
       }
       charged = charges;
       headers = { ...headers, ...quotaHeaders(result.states) };
-      return reply(await call.run(body, caller, request.signal), headers);
+      return reply(await call.run(body, caller, request.signal, request), headers);
     } catch (error) {
       if (charged.length > 0) await services.quota.refund(caller.key.accountId, caller.plan, charged).catch(() => {});
       // A refused call shows what is left, uncharged (a 402 already carries the state that refused it).
@@ -67,7 +68,11 @@ export function verificationHandler<S extends v.GenericSchema>(services: Service
         headers = { ...headers, ...quotaHeaders(states) };
       }
       if (error instanceof HttpError) {
-        throw new HttpError(error.slug, error.detail, { extensions: error.extensions, headers: { ...headers, ...error.headers }, cause: error.cause });
+        throw new HttpError(error.slug, error.detail, {
+          extensions: error.extensions,
+          headers: { ...headers, ...error.headers },
+          cause: error.cause,
+        });
       }
       // app.ts answers 500 or 503 for anything else; it still owes the client the headers of this call.
       const fault = error instanceof Error ? error : new Error(String(error));

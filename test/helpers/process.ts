@@ -1,52 +1,158 @@
-// The real program in child processes: `src/main.ts` and `src/cli/keys.ts`, as a user runs them.
-import { spawn, type ChildProcess } from "node:child_process";
+// The real program in child processes, for tests and benches alike: `src/main.ts` (or any script that logs the same
+// "started" line) and `src/cli/keys.ts`, as a user runs them. A server listens on port 0 and reports the port it got
+// in its "started" log line, so two servers never race for a port picked in advance.
+import { type ChildProcess, spawn } from "node:child_process";
 import type { TestContext } from "node:test";
-import { createServer } from "node:net";
+import { eventually } from "./eventually.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}
+export const ROOT = new URL("../../", import.meta.url).pathname;
 
 export interface ServerProcess {
   child: ChildProcess;
-  url: string;
-  /** Everything the process printed on stdout so far (its JSON log lines). */
+  /**
+   * `http://127.0.0.1:<port>` with the port from the "started" line. Throws for a process that serves no HTTP
+   * (ROLE=worker) or that exited before it listened.
+   */
+  readonly url: string;
+  /** Everything the process printed so far (its JSON log lines); without `keepOutput`, only up to "started". */
   output(): string;
+  /** The exit code, once the process has exited. */
   exited: Promise<number | null>;
+  /** SIGTERM, then SIGKILL if the process is still there 10 s later; resolves once it has exited. */
+  stop(): Promise<void>;
 }
 
-/** Starts `npm start`'s program with `env` and waits for /healthz (or for the process to exit). */
-export async function startServerProcess(t: TestContext, env: Record<string, string>): Promise<ServerProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+export interface StartChildServerOptions {
+  /** Added to this process's environment; PORT=0 and HOST=127.0.0.1 unless given. */
+  env?: Record<string, string>;
+  /** Extra node options placed before the script, e.g. ["--max-semi-space-size=1", "--expose-gc"]. */
+  nodeFlags?: string[];
+  /** Once the port is known, GET this until it answers 200. */
+  readyPath?: string;
+  /** Bound on the whole start: the "started" line, then `readyPath`. The process is killed past it. */
+  timeoutMs?: number;
+  /**
+   * Keep stdout and stderr for `output()` after the start (tests read the logs); when false, later stdout is read and
+   * dropped and stderr goes to this process's stderr (benches: a request log must not fill the memory).
+   */
+  keepOutput?: boolean;
+}
+
+/**
+ * Starts `script` under tsx, reads its port from its `{"msg":"started","port":N}` log line, then waits for
+ * `readyPath`. A process that exits before that resolves too: `exited` and `output()` say why, `url` throws.
+ */
+export async function startChildServer(script: string, options: StartChildServerOptions = {}): Promise<ServerProcess> {
+  const { env = {}, nodeFlags = [], readyPath = "/healthz", timeoutMs = 60_000, keepOutput = true } = options;
+  const began = Date.now();
+  const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", script], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", BAN_DEPARTEMENTS: "", BAN_SOURCE: ROOT, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ...env },
+    stdio: ["ignore", "pipe", keepOutput ? "pipe" : "inherit"],
   });
   let out = "";
-  child.stdout!.on("data", (chunk) => (out += chunk));
-  child.stderr!.on("data", (chunk) => (out += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  t.after(() => {
-    if (child.exitCode === null) child.kill("SIGKILL");
+  let keeping = true;
+  child.stdout!.on("data", (chunk) => {
+    if (keeping) out += chunk;
   });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  while (child.exitCode === null && Date.now() < deadline) {
-    const up = await fetch(`${url}/healthz`).then((r) => r.status === 200, () => false);
-    if (up) break;
-    await new Promise((r) => setTimeout(r, 100));
+  child.stderr?.on("data", (chunk) => {
+    if (keeping) out += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const kill = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  };
+
+  const started = await Promise.race([
+    startedLine(child),
+    exited.then(() => undefined),
+    new Promise<"late">((resolve) => setTimeout(resolve, timeoutMs, "late").unref()),
+  ]);
+  if (started === "late") {
+    kill();
+    throw new Error(`Cannot start ${script}: no "started" line within ${timeoutMs} ms; output: ${out.trim()}`);
   }
-  return { child, url, output: () => out, exited };
+  const url = started?.port === undefined ? undefined : `http://127.0.0.1:${started.port}`;
+  if (url !== undefined) {
+    try {
+      await eventually(
+        `${script} to answer 200 on ${readyPath}`,
+        async () => (child.exitCode !== null ? "exited" : (await fetch(url + readyPath)).status),
+        {
+          until: (status) => status === 200 || status === "exited",
+          timeoutMs: Math.max(0, timeoutMs - (Date.now() - began)),
+        },
+      );
+    } catch (error) {
+      kill();
+      throw error;
+    }
+  }
+  if (!keepOutput) keeping = false;
+  return {
+    child,
+    get url() {
+      if (url !== undefined) return url;
+      throw new Error(
+        started === undefined
+          ? `Cannot use the URL of ${script}: it exited with code ${child.exitCode} before it listened; output: ${out.trim()}`
+          : `Cannot use the URL of ${script}: it serves no HTTP (its "started" line has no port)`,
+      );
+    },
+    output: () => out,
+    exited,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+        setTimeout(kill, 10_000).unref();
+      }),
+  };
+}
+
+/** The fields of the first `"msg":"started"` JSON line on the child's stdout; never settles if there is none. */
+function startedLine(child: ChildProcess): Promise<{ port?: number }> {
+  return new Promise((resolve) => {
+    let pending = "";
+    const onData = (chunk: Buffer) => {
+      pending += chunk.toString();
+      const lines = pending.split("\n");
+      pending = lines.pop()!;
+      for (const line of lines) {
+        let fields: { msg?: unknown; port?: unknown };
+        try {
+          fields = JSON.parse(line);
+        } catch {
+          continue; // not a log line
+        }
+        if (fields.msg !== "started") continue;
+        child.stdout!.off("data", onData);
+        resolve({ port: typeof fields.port === "number" ? fields.port : undefined });
+        return;
+      }
+    };
+    child.stdout!.on("data", onData);
+  });
+}
+
+/**
+ * Starts `npm start`'s program with `env` (no BAN département to import unless given) for one test, and kills it at
+ * the end of the test.
+ */
+export async function startServerProcess(
+  t: TestContext,
+  env: Record<string, string>,
+  options: Pick<StartChildServerOptions, "nodeFlags"> = {},
+): Promise<ServerProcess> {
+  const server = await startChildServer("src/main.ts", {
+    env: { BAN_DEPARTEMENTS: "", BAN_SOURCE: ROOT, ...env },
+    nodeFlags: options.nodeFlags,
+  });
+  t.after(() => {
+    if (server.child.exitCode === null) server.child.kill("SIGKILL");
+  });
+  return server;
 }
 
 export interface CliResult {
@@ -66,4 +172,11 @@ export function runKeysCli(env: Record<string, string>, args: string[]): Promise
   child.stdout.on("data", (chunk) => (stdout += chunk));
   child.stderr.on("data", (chunk) => (stderr += chunk));
   return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Runs `npm run keys -- create <args> --json` against a STATE_DIR or DATABASE_URL and returns the key. */
+export async function createKeyWithCli(env: Record<string, string>, args: string[]): Promise<string> {
+  const { code, stdout, stderr } = await runKeysCli(env, ["create", ...args, "--json"]);
+  if (code !== 0) throw new Error(`Cannot create key: the keys command exited with ${code}: ${stderr.trim()}`);
+  return JSON.parse(stdout).key;
 }

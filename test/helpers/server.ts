@@ -6,7 +6,8 @@ import { buildCore, type CoreServices } from "../../src/deps.ts";
 import { createApp } from "../../src/http/app.ts";
 import { serve } from "../../src/http/serve.ts";
 import { createKey, type Endpoint } from "../../src/auth/key_store.ts";
-import type { AddressVerifier, EmailVerifier, JobQueue, Services } from "../../src/services.ts";
+import type { AddressVerifier, JobQueue, Services } from "../../src/services.ts";
+import type { EmailVerifier } from "../../src/email/verifier.ts";
 import { testDatabase, type DatabaseKind } from "./database.ts";
 import { createJobQueue } from "../../src/jobs/job_queue.ts";
 
@@ -24,7 +25,7 @@ export interface TestServer {
 export interface StartOptions {
   database?: DatabaseKind;
   env?: Record<string, string>;
-  email?: EmailVerifier;
+  email?: Pick<EmailVerifier, "verify">;
   address?: AddressVerifier;
   jobs?: JobQueue;
   log?: Logger;
@@ -33,18 +34,30 @@ export interface StartOptions {
 }
 
 const missing = (what: string) =>
-  new Proxy({}, { get: (_t, prop) => (prop === "ready" ? true : () => Promise.reject(new Error(`${what} is not part of this test`))) });
+  new Proxy(
+    {},
+    {
+      get: (_t, prop) =>
+        prop === "ready" ? true : () => Promise.reject(new Error(`${what} is not part of this test`)),
+    },
+  );
 
 export async function startTestServer(t: TestContext, options: StartOptions = {}): Promise<TestServer> {
   const db = testDatabase(options.database ?? "embedded");
-  const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", STATE_DIR: db.stateDir, ...(db.databaseUrl ? { DATABASE_URL: db.databaseUrl } : {}), ...options.env });
+  const config = loadConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    STATE_DIR: db.stateDir,
+    ...(db.databaseUrl ? { DATABASE_URL: db.databaseUrl } : {}),
+    ...options.env,
+  });
   const core = await buildCore(config, { schema: db.schema });
   const engines = options.engines ? await options.engines(core, config) : {};
   const services: Services = {
     ...core,
     config,
     log: options.log ?? silentLogger,
-    email: engines.email ?? options.email ?? (missing("email engine") as EmailVerifier),
+    email: engines.email ?? options.email ?? (missing("email engine") as Pick<EmailVerifier, "verify">),
     address: engines.address ?? options.address ?? (missing("address engine") as AddressVerifier),
     jobs: engines.jobs ?? options.jobs ?? createJobQueue(core.db.sql),
   };

@@ -14,7 +14,12 @@ const skip = existsSync(PARIS) ? false : `real Paris BAN file absent at ${PARIS}
 
 test("POST /v1/address answers every verdict and reason on the real Paris file", { skip }, async (t) => {
   const server = await startTestServer(t, {
-    env: { BAN_SOURCE: dirname(PARIS), BAN_DEPARTEMENTS: "75", BAN_INDEX_DIR: mkdtempSync(join(tmpdir(), "vrai-ban-")), WORKERS: "1" },
+    env: {
+      BAN_SOURCE: dirname(PARIS),
+      BAN_DEPARTEMENTS: "75",
+      BAN_INDEX_DIR: mkdtempSync(join(tmpdir(), "vrai-ban-")),
+      WORKERS: "1",
+    },
     engines: async (_core, config) => {
       const address = await createAddressService(config);
       return { address, email: createEmailEngine(config) };
@@ -59,7 +64,10 @@ test("POST /v1/address answers every verdict and reason on the real Paris file",
   const typo = await (await server.post("/v1/address", key, { line: "150 Rue de Rivili, 75001 Paris" })).json();
   assert.equal(typo.normalized.street, "Rue de Rivoli", "the spec: a misspelt street comes back corrected");
 
-  const signup = await server.post("/v1/signup", key, { email: "jane@gmial.com", address: { line: "150 Rue de Rivili, 75001 Paris" } });
+  const signup = await server.post("/v1/signup", key, {
+    email: "jane@gmial.com",
+    address: { line: "150 Rue de Rivili, 75001 Paris" },
+  });
   const combined = await signup.json();
   assert.equal(combined.verdict, "undeliverable");
   assert.deepEqual(combined.reasons, ["email.domain_typo", "address.street_corrected"]);

@@ -17,14 +17,21 @@ function plansFile(plans: unknown): string {
   return file;
 }
 
-const PLANS_FILE = plansFile({ bulk: { quota: { email: 10, address: 10 }, rate: { per_minute: 6000, burst: 0 }, batch_max: 6 } });
+const PLANS_FILE = plansFile({
+  bulk: { quota: { email: 10, address: 10 }, rate: { per_minute: 6000, burst: 0 }, batch_max: 6 },
+});
 
 async function serverWithRunner(t: Parameters<typeof startTestServer>[0]) {
   const server = await startTestServer(t, {
     env: { PLANS_FILE },
     engines: async (_core, config) => ({ email: createEmailEngine(config) }),
   });
-  const runner = startJobRunner({ sql: server.core.db.sql, verifier: server.services.email as never, log: silentLogger, pollMs: 50 });
+  const runner = startJobRunner({
+    sql: server.core.db.sql,
+    verifier: server.services.email as never,
+    log: silentLogger,
+    pollMs: 50,
+  });
   server.onClose(() => runner.stop());
   return server;
 }
@@ -59,7 +66,12 @@ test("a bulk job is accepted, deduplicated, charged at submission and completed 
   assert.equal(job.status, "completed");
   assert.equal(job.processed, 3);
   assert.deepEqual(
-    job.results.map((r: { email: string; verdict: string; reasons: string[]; suggestion: string | null }) => [r.email, r.verdict, r.reasons, r.suggestion]),
+    job.results.map((r: { email: string; verdict: string; reasons: string[]; suggestion: string | null }) => [
+      r.email,
+      r.verdict,
+      r.reasons,
+      r.suggestion,
+    ]),
     [
       ["Jane@Gmial.com", "undeliverable", ["domain_typo"], "Jane@gmail.com"],
       ["not-an-email", "undeliverable", ["invalid_syntax"], null],
@@ -91,7 +103,9 @@ test("bulk validation: every item a string of at most 320 characters, at least o
     const response = await server.post("/v1/email/bulk", key, { emails });
     assert.equal(response.status, 400, JSON.stringify(emails).slice(0, 40));
   }
-  const tooMany = await server.post("/v1/email/bulk", key, { emails: Array.from({ length: 7 }, (_, i) => `${i}@gmial.com`) });
+  const tooMany = await server.post("/v1/email/bulk", key, {
+    emails: Array.from({ length: 7 }, (_, i) => `${i}@gmial.com`),
+  });
   assert.equal(tooMany.status, 413);
   const problem = await tooMany.json();
   assert.deepEqual([problem.limit, problem.received], [6, 7]);
@@ -107,7 +121,8 @@ test("a job is invisible to other accounts and after expiry, with one identical 
   const foreign = await server.get(`/v1/jobs/${job_id}`, stranger);
   const unknown = await server.get(`/v1/jobs/00000000-0000-4000-8000-000000000000`, stranger);
   const malformed = await server.get(`/v1/jobs/not-a-uuid`, stranger);
-  await server.core.db.sql`update jobs set created_at = now() - interval '49 hours', expires_at = now() - interval '1 hour' where id = ${job_id}`;
+  await server.core.db
+    .sql`update jobs set created_at = now() - interval '49 hours', expires_at = now() - interval '1 hour' where id = ${job_id}`;
   const expired = await server.get(`/v1/jobs/${job_id}`, owner);
   const bodies = [];
   for (const response of [foreign, unknown, malformed, expired]) {
@@ -122,10 +137,16 @@ test("signup with live keys combines the real email and address engines", async 
   const server = await startTestServer(t, {
     env: { PLANS_FILE },
     engines: async (_core, config) => ({ email: createEmailEngine(config) }),
-    address: { ready: true, verify: async () => ({ verdict: "unknown", reasons: ["country_not_covered"], normalized: null, duration_ms: 0 }) },
+    address: {
+      ready: true,
+      verify: async () => ({ verdict: "unknown", reasons: ["country_not_covered"], normalized: null, duration_ms: 0 }),
+    },
   });
   const key = await server.key({ plan: "bulk" });
-  const response = await server.post("/v1/signup", key, { email: "info@mailinator.com", address: { line: "10 Downing Street, London", country: "GB" } });
+  const response = await server.post("/v1/signup", key, {
+    email: "info@mailinator.com",
+    address: { line: "10 Downing Street, London", country: "GB" },
+  });
   assert.equal(response.status, 200);
   const body = await response.json();
   assert.equal(body.verdict, "risky");

@@ -4,13 +4,30 @@ import { writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestServer } from "../helpers/server.ts";
-import type { EmailVerifier } from "../../src/services.ts";
+import type { EmailVerifier } from "../../src/email/verifier.ts";
 import type { EmailVerification } from "../../src/email/types.ts";
 
 // Stands in for the email engine: the network is not what these tests are about.
-const settledEmail: EmailVerifier = {
+const settledEmail: Pick<EmailVerifier, "verify"> = {
   async verify(email) {
-    return { email, verdict: "undeliverable", reasons: ["invalid_syntax"], suggestion: null, flags: { disposable: null, role: null, catch_all: null }, checks: { syntax: "fail", provider_rules: "skipped", typo: "skipped", disposable: "skipped", role: "skipped", mx: "skipped", smtp: "skipped", catch_all: "skipped" }, duration_ms: 0 } as EmailVerification;
+    return {
+      email,
+      verdict: "undeliverable",
+      reasons: ["invalid_syntax"],
+      suggestion: null,
+      flags: { disposable: null, role: null, catch_all: null },
+      checks: {
+        syntax: "fail",
+        provider_rules: "skipped",
+        typo: "skipped",
+        disposable: "skipped",
+        role: "skipped",
+        mx: "skipped",
+        smtp: "skipped",
+        catch_all: "skipped",
+      },
+      duration_ms: 0,
+    } as EmailVerification;
   },
 };
 const settledAddress = {
@@ -55,7 +72,9 @@ test("rate limits: headers on every response, 429 with Retry-After when the buck
 });
 
 test("quota: X-Quota-* headers, 402 when spent, nothing charged for 4xx", async (t) => {
-  const PLANS_FILE = plansFile({ small: { quota: { email: 3, address: 2 }, rate: { per_minute: 600, burst: 0 }, batch_max: 10 } });
+  const PLANS_FILE = plansFile({
+    small: { quota: { email: 3, address: 2 }, rate: { per_minute: 600, burst: 0 }, batch_max: 10 },
+  });
   const server = await startTestServer(t, { env: { PLANS_FILE }, email: settledEmail, address: settledAddress });
   const key = await server.key({ plan: "small" });
   const bad = await server.post("/v1/email", key, { email: 1 });
@@ -86,7 +105,9 @@ test("quota: X-Quota-* headers, 402 when spent, nothing charged for 4xx", async 
 });
 
 test("signup charges email and address, and its headers describe the tighter quota", async (t) => {
-  const PLANS_FILE = plansFile({ small: { quota: { email: 5, address: 2 }, rate: { per_minute: 600, burst: 0 }, batch_max: 10 } });
+  const PLANS_FILE = plansFile({
+    small: { quota: { email: 5, address: 2 }, rate: { per_minute: 600, burst: 0 }, batch_max: 10 },
+  });
   const server = await startTestServer(t, { env: { PLANS_FILE }, email: settledEmail, address: settledAddress });
   const key = await server.key({ plan: "small" });
   const both = await server.post("/v1/signup", key, { email: "x", address: { line: "1 Main St", country: "US" } });
@@ -102,7 +123,9 @@ test("signup charges email and address, and its headers describe the tighter quo
 });
 
 test("refusals come in the order 401, 403, 429, 415, 400, 413, 402", async (t) => {
-  const PLANS_FILE = plansFile({ one: { quota: { email: 0, address: 0 }, rate: { per_minute: 60, burst: 0 }, batch_max: 2 } });
+  const PLANS_FILE = plansFile({
+    one: { quota: { email: 0, address: 0 }, rate: { per_minute: 60, burst: 0 }, batch_max: 2 },
+  });
   const server = await startTestServer(t, { env: { PLANS_FILE }, email: settledEmail });
   const key = await server.key({ plan: "one" });
   const addressOnly = await server.key({ plan: "one", endpoints: ["address"], account: "other" });
@@ -122,11 +145,18 @@ test("refusals come in the order 401, 403, 429, 415, 400, 413, 402", async (t) =
 
 for (const database of ["embedded", "postgres"] as const) {
   test(`quota is exact under concurrency (${database}): N calls against Q give min(N, Q) successes`, async (t) => {
-    const PLANS_FILE = plansFile({ q: { quota: { email: 25, address: 1 }, rate: { per_minute: 100000, burst: 0 }, batch_max: 10 } });
+    const PLANS_FILE = plansFile({
+      q: { quota: { email: 25, address: 1 }, rate: { per_minute: 100000, burst: 0 }, batch_max: 10 },
+    });
     const server = await startTestServer(t, { database, env: { PLANS_FILE }, email: settledEmail });
     const key = await server.key({ plan: "q" });
-    const statuses = await Promise.all(Array.from({ length: 60 }, () => server.post("/v1/email", key, { email: "x" }).then((r) => r.status)));
-    assert.deepEqual(statuses.filter((s) => s !== 200 && s !== 402), []);
+    const statuses = await Promise.all(
+      Array.from({ length: 60 }, () => server.post("/v1/email", key, { email: "x" }).then((r) => r.status)),
+    );
+    assert.deepEqual(
+      statuses.filter((s) => s !== 200 && s !== 402),
+      [],
+    );
     assert.equal(statuses.filter((s) => s === 200).length, 25);
     assert.equal(statuses.filter((s) => s === 402).length, 35);
   });

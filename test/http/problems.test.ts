@@ -24,24 +24,39 @@ test("every failure is a problem document", async (t) => {
   });
 
   await t.test("a wrong method answers 405 with Allow", async () => {
-    const response = await fetch(`${server.url}/v1/email`, { method: "GET", headers: { authorization: `Bearer ${key}` } });
+    const response = await fetch(`${server.url}/v1/email`, {
+      method: "GET",
+      headers: { authorization: `Bearer ${key}` },
+    });
     await assertProblem(response, 405, "method-not-allowed", server.url);
     assert.equal(response.headers.get("allow"), "POST");
   });
 
   await t.test("a body that is not JSON by content type answers 415", async () => {
-    const response = await server.post("/v1/email", key, "email=a@b.c", { "content-type": "application/x-www-form-urlencoded" });
+    const response = await server.post("/v1/email", key, "email=a@b.c", {
+      "content-type": "application/x-www-form-urlencoded",
+    });
     await assertProblem(response, 415, "unsupported-media-type", server.url);
     assert.ok(response.headers.get("x-ratelimit-limit"), "rate headers on every verification response");
   });
 
   await t.test("malformed JSON answers 400 invalid-request", async () => {
-    const body = await assertProblem(await server.post("/v1/email", key, "{\"email\": "), 400, "invalid-request", server.url);
+    const body = await assertProblem(
+      await server.post("/v1/email", key, '{"email": '),
+      400,
+      "invalid-request",
+      server.url,
+    );
     assert.match(body.detail, /malformed JSON/);
   });
 
   await t.test("a wrong type answers 400 naming the member", async () => {
-    const body = await assertProblem(await server.post("/v1/email", key, { email: 42 }), 400, "invalid-request", server.url);
+    const body = await assertProblem(
+      await server.post("/v1/email", key, { email: 42 }),
+      400,
+      "invalid-request",
+      server.url,
+    );
     assert.match(body.detail, /email/);
     assert.equal(body.errors[0].member, "email");
   });
@@ -71,7 +86,10 @@ test("every failure is a problem document", async (t) => {
   });
 
   await t.test("signup with two different countries answers 400", async () => {
-    const response = await server.post("/v1/signup", key, { country: "FR", address: { line: "1 Rue Deliverable, 00000 Testville", country: "DE" } });
+    const response = await server.post("/v1/signup", key, {
+      country: "FR",
+      address: { line: "1 Rue Deliverable, 00000 Testville", country: "DE" },
+    });
     await assertProblem(response, 400, "invalid-request", server.url);
   });
 });
@@ -94,14 +112,37 @@ test("GET /v1/openapi.json describes every path, schema and status, without a ke
   const doc = await response.json();
   assert.equal(doc.openapi, "3.1.0");
   assert.equal(doc.info.version, "1.0.0");
-  assert.deepEqual(Object.keys(doc.paths).sort(), ["/v1/address", "/v1/email", "/v1/email/bulk", "/v1/jobs/{id}", "/v1/signup"]);
+  assert.deepEqual(Object.keys(doc.paths).sort(), [
+    "/v1/address",
+    "/v1/email",
+    "/v1/email/bulk",
+    "/v1/jobs/{id}",
+    "/v1/signup",
+  ]);
   for (const path of ["/v1/email", "/v1/address", "/v1/signup"]) {
-    assert.deepEqual(Object.keys(doc.paths[path].post.responses).sort(), ["200", "400", "401", "402", "403", "415", "429", "500", "503"]);
+    assert.deepEqual(Object.keys(doc.paths[path].post.responses).sort(), [
+      "200",
+      "400",
+      "401",
+      "402",
+      "403",
+      "415",
+      "429",
+      "500",
+      "503",
+    ]);
     assert.ok(doc.paths[path].post.responses["200"].headers["X-Quota-Remaining"]);
   }
   assert.ok(doc.paths["/v1/email/bulk"].post.responses["413"]);
   assert.ok(doc.paths["/v1/email/bulk"].post.responses["202"].headers.Location);
-  assert.deepEqual(Object.keys(doc.paths["/v1/jobs/{id}"].get.responses).sort(), ["200", "401", "403", "404", "429", "503"]);
+  assert.deepEqual(Object.keys(doc.paths["/v1/jobs/{id}"].get.responses).sort(), [
+    "200",
+    "401",
+    "403",
+    "404",
+    "429",
+    "503",
+  ]);
   const email = doc.components.schemas.EmailRequest;
   assert.equal(email.properties.email.maxLength, 320);
   assert.deepEqual(email.required, ["email"]);
@@ -119,7 +160,9 @@ test("/healthz and /readyz answer without a key", async (t) => {
 });
 
 test("a fault answers 500 internal-error without a stack trace", async (t) => {
-  const server = await startTestServer(t, { email: { verify: () => Promise.reject(new TypeError("boom at secret place")) } });
+  const server = await startTestServer(t, {
+    email: { verify: () => Promise.reject(new TypeError("boom at secret place")) },
+  });
   const key = await server.key({ plan: "unmetered" });
   const response = await server.post("/v1/email", key, { email: "jane@example.com" });
   const body = await assertProblem(response, 500, "internal-error", server.url);

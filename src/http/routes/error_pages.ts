@@ -1,15 +1,18 @@
 // GET /errors/<slug>: the human-readable page behind every problem `type` URI.
 import { PROBLEM_TYPES, HttpError, type ProblemSlug } from "../errors.ts";
+import { decodeSegment } from "../router.ts";
 
-function escape(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 }
 
 export function errorPage(_request: Request, params: Record<string, string>): Response {
-  const slug = params.slug;
-  if (!Object.hasOwn(PROBLEM_TYPES, slug)) throw new HttpError("not-found", `Cannot find error type ${slug}`);
+  const slug = decodeSegment(params.slug);
+  if (slug === undefined || !Object.hasOwn(PROBLEM_TYPES, slug)) {
+    throw new HttpError("not-found", `Cannot find error type ${params.slug}`);
+  }
   const { status, title, explanation } = PROBLEM_TYPES[slug as ProblemSlug];
-  const html = `<!doctype html><html lang="en"><meta charset="utf-8"><title>${escape(title)}</title>
-<h1>${escape(title)}</h1><p>HTTP status ${status}, problem type <code>${escape(slug)}</code>.</p><p>${escape(explanation)}</p></html>\n`;
+  const html = `<!doctype html><html lang="en"><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+<h1>${escapeHtml(title)}</h1><p>HTTP status ${status}, problem type <code>${escapeHtml(slug)}</code>.</p><p>${escapeHtml(explanation)}</p></html>\n`;
   return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
 }

@@ -1,23 +1,104 @@
 // GET /v1/jobs/{id}: its own 60/min bucket, no quota, and one 404 for unknown, expired and foreign jobs alike (the
 // store answers all three through the same query, so neither body nor timing tells them apart).
+// Extensions (issue 13, described in the OpenAPI document): `?offset=N&limit=M` pages the results (default: all, as
+// the spec has it), every read carries `summary` (results so far by verdict), and `Accept: text/csv` gets the finished
+// rows as CSV in submission order, with the job's state in X-Job-* headers.
 import * as v from "valibot";
+import { csvLines, VERDICT_COLUMNS, verdictCells } from "../../jobs/csv_table.ts";
+import type { JobTable } from "../../jobs/job_store.ts";
 import type { Services } from "../../services.ts";
 import { HttpError } from "../errors.ts";
 import { admit } from "../guard.ts";
 import { json } from "../problem.ts";
+import { decodeSegment } from "../router.ts";
 import { JobIdSchema } from "../schemas.ts";
 
 export function readJobRoute(services: Services) {
   return async (request: Request, params: Record<string, string>): Promise<Response> => {
     const caller = await admit(request, services, { endpoint: "email", bucket: "jobs" });
-    const id = params.id.toLowerCase();
-    // A malformed id is just another job that does not exist: the job read never answers 400.
-    const job = v.is(JobIdSchema, id) ? await services.jobs.read(caller.key.accountId, id) : undefined;
+    // A malformed id (a broken percent-escape too) is just another job that does not exist: never a 400.
+    const id = decodeSegment(params.id)?.toLowerCase();
+    const csv = prefersCsv(request.headers.get("accept"));
+    const job = !v.is(JobIdSchema, id)
+      ? undefined
+      : csv
+        ? await services.jobs.readTable(caller.key.accountId, id)
+        : await services.jobs.read(caller.key.accountId, id, pageOf(request.url));
     if (!job) {
-      throw new HttpError("job-not-found", "Cannot read job: no such job for this account (unknown, expired or another account's)", {
-        headers: caller.headers,
-      });
+      throw new HttpError(
+        "job-not-found",
+        "Cannot read job: no such job for this account (unknown, expired or another account's)",
+        {
+          headers: caller.headers,
+        },
+      );
     }
+    if ("rows" in job) return csvResponse(job, caller.headers);
     return json(job, { headers: caller.headers });
   };
+}
+
+/**
+ * True when the Accept header ranks text/csv above JSON (RFC 9110 §12.5.1: q-values, JSON also matched by
+ * application/* and any type). Without an Accept header, or on a tie, JSON: the spec's answer stays the default.
+ */
+export function prefersCsv(accept: string | null): boolean {
+  if (accept === null) return false;
+  let csv = 0;
+  let json = 0;
+  for (const part of accept.split(",")) {
+    const [type = "", ...params] = part.split(";").map((p) => p.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith("q="));
+    const weight = q === undefined ? 1 : Number(q.slice(2));
+    if (!(weight >= 0)) continue;
+    if (type === "text/csv") csv = Math.max(csv, weight);
+    if (type === "application/json" || type === "application/*" || type === "*/*") json = Math.max(json, weight);
+  }
+  return csv > json;
+}
+
+/** `?offset=N&limit=M` as given; a value that is not a whole number is ignored (the job read never answers 400). */
+function pageOf(url: string): { offset?: number; limit?: number } {
+  const query = url.indexOf("?");
+  if (query < 0) return {};
+  const params = new URLSearchParams(url.slice(query + 1));
+  const count = (name: string) => {
+    const value = params.get(name);
+    return value !== null && /^\d{1,9}$/.test(value) ? Number(value) : undefined;
+  };
+  return { offset: count("offset"), limit: count("limit") };
+}
+
+/** Rows handed to the stream at a time: a 5000-row job is written in slices, between which the loop breathes. */
+const CSV_SLICE = 500;
+
+/** The finished rows as CSV: the submitted columns (or `email`), then the verdict columns, in submission order. */
+function csvResponse(table: JobTable, headers: Record<string, string>): Response {
+  const { job, columns, rows } = table;
+  const header = [...(columns ?? ["email"]), ...VERDICT_COLUMNS];
+  let next = 0;
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(encoder.encode(csvLines([header])));
+    },
+    pull(controller) {
+      if (next >= rows.length) return controller.close();
+      const slice = rows.slice(next, next + CSV_SLICE);
+      next += slice.length;
+      const lines = slice.map(({ fields, result }) => [...(fields ?? [result.email]), ...verdictCells(result)]);
+      controller.enqueue(encoder.encode(csvLines(lines)));
+    },
+  });
+  return new Response(body, {
+    status: 200,
+    headers: {
+      ...headers,
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="job-${job.job_id}.csv"`,
+      "x-job-status": job.status,
+      "x-job-total": String(job.total),
+      "x-job-processed": String(rows.length),
+    },
+  });
 }

@@ -2,13 +2,17 @@ import type { Services } from "../../services.ts";
 import { RESERVED_EMAILS, testEmailAnswer } from "../../testmode/email.ts";
 import { SINGLE_BODY_LIMIT } from "../body.ts";
 import { HttpError } from "../errors.ts";
+import { applyPreferredWait } from "../prefer.ts";
 import { EmailRequestSchema } from "../schemas.ts";
 import { verificationHandler } from "../verification_call.ts";
 
 export function testEmailOrRefuse(email: string) {
   const answer = testEmailAnswer(email);
   if (!answer) {
-    throw new HttpError("request-failed", `Cannot verify with a test key: only the reserved addresses are answered (${RESERVED_EMAILS.join(", ")})`);
+    throw new HttpError(
+      "request-failed",
+      `Cannot verify with a test key: only the reserved addresses are answered (${RESERVED_EMAILS.join(", ")})`,
+    );
   }
   return { ...answer, duration_ms: 0 };
 }
@@ -21,6 +25,11 @@ export function verifyEmailRoute(services: Services) {
     body: { limit: SINGLE_BODY_LIMIT, oversized: "invalid-request" },
     testAnswer: (body) => ({ data: testEmailOrRefuse(body.email) }),
     charges: () => [{ endpoint: "email", amount: 1 }],
-    run: async (body, _caller, signal) => ({ data: await services.email.verify(body.email, { signal }) }),
+    async run(body, _caller, signal, request) {
+      // Prefer: wait=N lowers this call's deadline (RFC 7240), answered with Preference-Applied.
+      const wait = applyPreferredWait(request.headers.get("prefer"), services.config.emailDeadlineMs);
+      const data = await services.email.verify(body.email, { signal, deadlineMs: wait?.deadlineMs });
+      return { data, headers: wait === null ? undefined : { "preference-applied": wait.header } };
+    },
   });
 }

@@ -3,6 +3,7 @@ import type { Services } from "../../services.ts";
 import { combineSignup } from "../../signup/combine.ts";
 import { SINGLE_BODY_LIMIT } from "../body.ts";
 import { HttpError } from "../errors.ts";
+import { applyPreferredWait } from "../prefer.ts";
 import { SignupRequestSchema } from "../schemas.ts";
 import { verificationHandler } from "../verification_call.ts";
 import { testAddressOrRefuse } from "./verify_address.ts";
@@ -17,10 +18,11 @@ function countryKey(country: string): string {
   return c === "FRA" || c === "FRANCE" ? "FR" : c;
 }
 
-/** The address with the top-level country applied when it has none (DECISIONS §4). */
+/** The address with the top-level country applied when it has none (docs/contract.md §4). */
 function addressOf(body: SignupBody) {
   if (!body.address) return undefined;
-  if (body.country !== undefined && body.address.country === undefined) return { ...body.address, country: body.country };
+  if (body.country !== undefined && body.address.country === undefined)
+    return { ...body.address, country: body.country };
   return body.address;
 }
 
@@ -36,7 +38,10 @@ export function verifySignupRoute(services: Services) {
       }
       const inner = body.address?.country;
       if (body.country !== undefined && inner !== undefined && countryKey(body.country) !== countryKey(inner)) {
-        throw new HttpError("invalid-request", `Cannot verify signup: country ${body.country} differs from address.country ${inner}`);
+        throw new HttpError(
+          "invalid-request",
+          `Cannot verify signup: country ${body.country} differs from address.country ${inner}`,
+        );
       }
     },
     testAnswer(body) {
@@ -54,15 +59,25 @@ export function verifySignupRoute(services: Services) {
       if (body.address !== undefined) charges.push({ endpoint: "address", amount: 1 });
       return charges;
     },
-    async run(body, _caller, signal) {
+    async run(body, _caller, signal, request) {
       const started = performance.now();
       const address = addressOf(body);
+      // Prefer: wait=N lowers the email half's deadline (RFC 7240); the address half answers from memory.
+      const wait =
+        body.email === undefined
+          ? null
+          : applyPreferredWait(request.headers.get("prefer"), services.config.emailDeadlineMs);
       const [email, addr] = await Promise.all([
-        body.email !== undefined ? services.email.verify(body.email, { signal }) : undefined,
+        body.email !== undefined
+          ? services.email.verify(body.email, { signal, deadlineMs: wait?.deadlineMs })
+          : undefined,
         address ? services.address.verify(address, { signal }) : undefined,
       ]);
       const combined = combineSignup({ email, address: addr });
-      return { data: { ...combined, duration_ms: Math.round(performance.now() - started) } };
+      return {
+        data: { ...combined, duration_ms: Math.round(performance.now() - started) },
+        headers: wait === null ? undefined : { "preference-applied": wait.header },
+      };
     },
   });
 }
