@@ -5,7 +5,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { formatLoad, load } from "./lib/load.ts";
-import { createKeyViaCli, startChild, tempDir } from "./lib/processes.ts";
+import { createKeyWithCli, startChildServer } from "../test/helpers/process.ts";
+import { tempDir } from "../test/helpers/temp_dir.ts";
 import { parisFileOrSkip } from "./lib/paris.ts";
 import { measureBaseline } from "./lib/baseline.ts";
 
@@ -23,7 +24,10 @@ const baseline = await measureBaseline(
 
 const state = tempDir("vrai-bench-address-");
 const plansFile = join(state.path, "plans.json");
-writeFileSync(plansFile, JSON.stringify({ plans: { bench: { quota: null, rate: { per_minute: 100_000_000, burst: 0 }, batch_max: 5000 } } }));
+writeFileSync(
+  plansFile,
+  JSON.stringify({ plans: { bench: { quota: null, rate: { per_minute: 100_000_000, burst: 0 }, batch_max: 5000 } } }),
+);
 const env = {
   STATE_DIR: join(state.path, "state"),
   PLANS_FILE: plansFile,
@@ -32,13 +36,18 @@ const env = {
   BAN_INDEX_DIR: mkdtempSync(join(tmpdir(), "vrai-bench-ban-")),
 };
 // First start imports Paris; the second measures a start with Paris already indexed.
-const first = await startChild("src/main.ts", { env, readyPath: "/readyz", timeoutMs: 180_000 });
+const first = await startChildServer("src/main.ts", {
+  env,
+  readyPath: "/readyz",
+  timeoutMs: 180_000,
+  keepOutput: false,
+});
 await first.stop();
 const started = performance.now();
-const api = await startChild("src/main.ts", { env, readyPath: "/readyz" });
+const api = await startChildServer("src/main.ts", { env, readyPath: "/readyz", keepOutput: false });
 const startMs = performance.now() - started;
 try {
-  const key = await createKeyViaCli(env, ["--account", "bench", "--plan", "bench"]);
+  const key = await createKeyWithCli(env, ["--account", "bench", "--plan", "bench"]);
   const lines = [
     "150 rue de rivoli 75001 paris",
     "15 bd haussmann 75009 paris",
@@ -57,7 +66,12 @@ try {
     durationMs,
     headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
   });
-  console.log(formatLoad("address_http", result, baseline, { start_to_ready_ms: Math.round(startMs), baseline_req_s: Math.round(baseline.reqPerSec) }));
+  console.log(
+    formatLoad("address_http", result, baseline, {
+      start_to_ready_ms: Math.round(startMs),
+      baseline_req_s: Math.round(baseline.reqPerSec),
+    }),
+  );
 } finally {
   await api.stop();
   state.remove();

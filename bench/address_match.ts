@@ -9,18 +9,19 @@ import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../src/config.ts";
-import { buildEvalSet } from "../src/address/eval_set.ts";
-import { BanIndex, readIndexFile } from "../src/address/index/ban_index.ts";
+import { BanIndex } from "../src/address/index/ban_index.ts";
 import { asciiBytes } from "../src/address/index/format.ts";
 import { importBan } from "../src/address/index/import.ts";
 import { AddressMatcher } from "../src/address/match.ts";
 import { streetKey } from "../src/address/normalize/match_key.ts";
+import { readPackedFile } from "../src/address/packed_file.ts";
 import { parseAddress } from "../src/address/parse/parse_address.ts";
 import { compileReference } from "../src/address/reference/compile.ts";
 import { packReference } from "../src/address/reference/pack_reference.ts";
 import { Reference } from "../src/address/reference/reference.ts";
 import { createMatchPool } from "../src/address/pool.ts";
 import { createAddressService } from "../src/address/service.ts";
+import { buildEvalSet } from "./lib/eval_set.ts";
 import { parisFileOrSkip } from "./lib/paris.ts";
 
 const threadsOf = () => Number(process.env.WORKERS ?? availableParallelism());
@@ -30,7 +31,10 @@ const threadsOf = () => Number(process.env.WORKERS ?? availableParallelism());
 // the pool's start made the difference noise (from -7 to +45 MB per thread over three runs).
 if (process.argv[2] === "--pool-rss") {
   const threads = threadsOf();
-  const poolData = { indexBuffers: [readIndexFile(process.argv[3]!)], referenceBuffer: packReference(compileReference()) };
+  const poolData = {
+    indexBuffers: [readPackedFile(process.argv[3]!)],
+    referenceBuffer: packReference(compileReference()),
+  };
   // Collected, then given time to hand the freed pages back (V8 unmaps them in the background), before and after.
   const settle = async () => {
     globalThis.gc?.();
@@ -48,7 +52,11 @@ if (process.argv[2] === "--pool-rss") {
 }
 
 function poolRssPerThread(indexPath: string): number {
-  const child = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", fileURLToPath(import.meta.url), "--pool-rss", indexPath], { encoding: "utf8" });
+  const child = spawnSync(
+    process.execPath,
+    ["--expose-gc", "--import", "tsx", fileURLToPath(import.meta.url), "--pool-rss", indexPath],
+    { encoding: "utf8" },
+  );
   if (child.status !== 0) throw new Error(`Cannot measure pool memory: ${child.stderr}`);
   return Number(child.stdout);
 }
@@ -69,7 +77,7 @@ try {
   // Index memory: the shared buffer, and what loading it adds to the resident set.
   globalThis.gc?.();
   const rssBefore = process.memoryUsage().rss;
-  const index = new BanIndex(readIndexFile(imported.path));
+  const index = new BanIndex(readPackedFile(imported.path));
   const rssIndex = process.memoryUsage().rss - rssBefore;
   const matcher = new AddressMatcher({ indexes: [index], reference: new Reference(packReference(compileReference())) });
   const queries = buildEvalSet(index, { seed: 7, perCategory }).map((c) => c.input);
@@ -111,7 +119,13 @@ try {
 
   // Service start with Paris already indexed: cold (the nationwide reference compiled from the npm packages and
   // cached beside the index) and warm (the usual restart: the cache is there).
-  const serviceConfig = { ...loadConfig({}), banIndexDir: dir, banSource: path.dirname(PARIS), banDepartements: ["75"], workers: threads };
+  const serviceConfig = {
+    ...loadConfig({}),
+    banIndexDir: dir,
+    banSource: path.dirname(PARIS),
+    banDepartements: ["75"],
+    workers: threads,
+  };
   const c0 = performance.now();
   await (await createAddressService(serviceConfig)).close();
   const startColdMs = performance.now() - c0;
@@ -127,14 +141,16 @@ try {
   const inflight = threads * 16;
   let next = 0;
   const total = queries.length * 2;
-  await Promise.all(Array.from({ length: inflight }, async () => {
-    while (next < total) {
-      const q = queries[next++ % queries.length]!;
-      const s = performance.now();
-      await service.verify(q);
-      poolLat[pk++] = performance.now() - s;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: inflight }, async () => {
+      while (next < total) {
+        const q = queries[next++ % queries.length]!;
+        const s = performance.now();
+        await service.verify(q);
+        poolLat[pk++] = performance.now() - s;
+      }
+    }),
+  );
   const poolOps = total / ((performance.now() - p0) / 1000);
   poolLat.sort();
   await service.close();

@@ -7,18 +7,19 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
-import { seededRandom } from "../src/address/eval_set.ts";
-import { BanIndex, readIndexFile } from "../src/address/index/ban_index.ts";
+import { BanIndex } from "../src/address/index/ban_index.ts";
 import { IndexBuilder } from "../src/address/index/builder.ts";
 import { indexFileName } from "../src/address/index/format.ts";
 import { importBan } from "../src/address/index/import.ts";
 import { departementOfInsee } from "../src/address/index/departement.ts";
 import { AddressMatcher } from "../src/address/match.ts";
+import { readPackedFile } from "../src/address/packed_file.ts";
 import { createMatchPool } from "../src/address/pool.ts";
 import { compileReference } from "../src/address/reference/compile.ts";
 import { packReference } from "../src/address/reference/pack_reference.ts";
 import { Reference } from "../src/address/reference/reference.ts";
 import type { AddressInput } from "../src/address/types.ts";
+import { seededRandom } from "./lib/eval_set.ts";
 import { parisFileOrSkip } from "./lib/paris.ts";
 
 const PARIS = parisFileOrSkip("address_scale");
@@ -32,14 +33,21 @@ const dir = mkdtempSync(path.join(tmpdir(), "vrai-scale-"));
 try {
   const [paris] = await importBan(PARIS, { banSource: path.dirname(PARIS), indexDir: path.join(dir, "paris") });
   const parisLoad0 = performance.now();
-  const parisIndex = new BanIndex(readIndexFile(paris.path));
+  const parisIndex = new BanIndex(readPackedFile(paris.path));
   const parisLoadMs = performance.now() - parisLoad0;
   const tables = compileReference();
   const referenceBuffer = packReference(tables);
   const reference = new Reference(referenceBuffer);
 
   // Paris streets as templates: name, short name, and their address rows.
-  interface Template { name: string; afnor: string; numbers: number[]; suffixes: string[]; lats: number[]; lons: number[] }
+  interface Template {
+    name: string;
+    afnor: string;
+    numbers: number[];
+    suffixes: string[];
+    lats: number[];
+    lons: number[];
+  }
   const templates: Template[] = [];
   const { st, ad, header } = parisIndex;
   for (let s = 0; s < header.streetCount; s++) {
@@ -101,7 +109,17 @@ try {
         used.add(name);
         streets++;
         for (let k = 0; k < t.numbers.length; k++) {
-          builder.add({ numero: t.numbers[k]!, rep: t.suffixes[k]!, nomVoie: name, nomAfnor: "", codePostal: c.postcode, codeInsee: c.insee, acheminement: c.acheminement, lat: t.lats[k]! + dLat, lon: t.lons[k]! + dLon });
+          builder.add({
+            numero: t.numbers[k]!,
+            rep: t.suffixes[k]!,
+            nomVoie: name,
+            nomAfnor: "",
+            codePostal: c.postcode,
+            codeInsee: c.insee,
+            acheminement: c.acheminement,
+            lat: t.lats[k]! + dLat,
+            lon: t.lons[k]! + dLon,
+          });
           if (rows % queryEvery === 0 && queries.length < queryCount) {
             const suffix = t.suffixes[k] ? ` ${t.suffixes[k]}` : "";
             queries.push({ line: `${t.numbers[k]}${suffix} ${name}, ${c.postcode} ${c.acheminement}` });
@@ -121,7 +139,7 @@ try {
   globalThis.gc?.();
   const rss0 = process.memoryUsage().rss;
   const l0 = performance.now();
-  const buffers = [...byDept.keys()].map((d) => readIndexFile(path.join(outDir, indexFileName(d))));
+  const buffers = [...byDept.keys()].map((d) => readPackedFile(path.join(outDir, indexFileName(d))));
   const indexes = buffers.map((b) => new BanIndex(b));
   const loadMs = performance.now() - l0;
   const matcher = new AddressMatcher({ indexes, reference });

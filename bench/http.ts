@@ -7,7 +7,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { formatLoad, load } from "./lib/load.ts";
-import { createKeyViaCli, startChild, tempDir } from "./lib/processes.ts";
+import { createKeyWithCli, startChildServer } from "../test/helpers/process.ts";
+import { tempDir } from "../test/helpers/temp_dir.ts";
 import { measureBaseline } from "./lib/baseline.ts";
 
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000);
@@ -25,18 +26,33 @@ console.log(formatLoad("http_baseline", baseline));
 const state = tempDir("vrai-bench-");
 const plansFile = join(state.path, "plans.json");
 const rate = { per_minute: 100_000_000, burst: 0 };
-writeFileSync(plansFile, JSON.stringify({
-  plans: {
-    bench_metered: { quota: { email: 1_000_000_000, address: 1_000_000_000 }, rate, batch_max: 5000 },
-    bench_unmetered: { quota: null, rate, batch_max: 5000 },
-  },
-}));
-const env = { STATE_DIR: join(state.path, "state"), PLANS_FILE: plansFile, BAN_DEPARTEMENTS: "", BAN_SOURCE: state.path };
-const api = await startChild("src/main.ts", { env });
+writeFileSync(
+  plansFile,
+  JSON.stringify({
+    plans: {
+      bench_metered: { quota: { email: 1_000_000_000, address: 1_000_000_000 }, rate, batch_max: 5000 },
+      bench_unmetered: { quota: null, rate, batch_max: 5000 },
+    },
+  }),
+);
+const env = {
+  STATE_DIR: join(state.path, "state"),
+  PLANS_FILE: plansFile,
+  BAN_DEPARTEMENTS: "",
+  BAN_SOURCE: state.path,
+};
+const api = await startChildServer("src/main.ts", { env, keepOutput: false });
 try {
-  const testKey = await createKeyViaCli(env, ["--account", "bench-test", "--plan", "bench_unmetered", "--mode", "test"]);
-  const liveKey = await createKeyViaCli(env, ["--account", "bench-live", "--plan", "bench_unmetered"]);
-  const meteredKey = await createKeyViaCli(env, ["--account", "bench-metered", "--plan", "bench_metered"]);
+  const testKey = await createKeyWithCli(env, [
+    "--account",
+    "bench-test",
+    "--plan",
+    "bench_unmetered",
+    "--mode",
+    "test",
+  ]);
+  const liveKey = await createKeyWithCli(env, ["--account", "bench-live", "--plan", "bench_unmetered"]);
+  const meteredKey = await createKeyWithCli(env, ["--account", "bench-metered", "--plan", "bench_metered"]);
   const call = (key: string, path: string, body: string | string[]) => ({
     url: api.url,
     method: "POST" as const,
@@ -45,10 +61,24 @@ try {
     durationMs,
     headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
   });
-  console.log(formatLoad("email_testmode", await load(call(testKey, "/v1/email", JSON.stringify({ email: "deliverable@vrai.test" }))), baseline));
-  console.log(formatLoad("address_testmode", await load(call(testKey, "/v1/address", JSON.stringify({ line: "1 Rue Deliverable, 00000 Testville" }))), baseline));
+  console.log(
+    formatLoad(
+      "email_testmode",
+      await load(call(testKey, "/v1/email", JSON.stringify({ email: "deliverable@vrai.test" }))),
+      baseline,
+    ),
+  );
+  console.log(
+    formatLoad(
+      "address_testmode",
+      await load(call(testKey, "/v1/address", JSON.stringify({ line: "1 Rue Deliverable, 00000 Testville" }))),
+      baseline,
+    ),
+  );
   // Settled before any DNS query: malformed, a typo of a popular domain, a disposable domain.
-  const offline = ["not-an-email", "jane@gmial.com", "jane@mailinator.com", "a..b@example.com"].map((email) => JSON.stringify({ email }));
+  const offline = ["not-an-email", "jane@gmial.com", "jane@mailinator.com", "a..b@example.com"].map((email) =>
+    JSON.stringify({ email }),
+  );
   console.log(formatLoad("email_offline", await load(call(liveKey, "/v1/email", offline)), baseline));
   console.log(formatLoad("metered", await load(call(meteredKey, "/v1/email", offline)), baseline));
 } finally {

@@ -10,7 +10,10 @@ const scripts = readdirSync(new URL(".", import.meta.url))
   .sort();
 let failed = 0;
 for (const script of scripts) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", `bench/${script}`], { stdio: "inherit", cwd: new URL("..", import.meta.url).pathname });
+  const result = spawnSync(process.execPath, ["--import", "tsx", `bench/${script}`], {
+    stdio: "inherit",
+    cwd: new URL("..", import.meta.url).pathname,
+  });
   if (result.status !== 0) {
     failed++;
     console.log(`${script.replace(/\.ts$/, "")} failed exit=${result.status}`);

@@ -26,7 +26,17 @@ export interface LoadResult {
 }
 
 export async function load(options: LoadOptions): Promise<LoadResult> {
-  const { url, method = "GET", path, headers = {}, body, connections = 32, durationMs = 3000, warmupMs = 500, expectStatus = 200 } = options;
+  const {
+    url,
+    method = "GET",
+    path,
+    headers = {},
+    body,
+    connections = 32,
+    durationMs = 3000,
+    warmupMs = 500,
+    expectStatus = 200,
+  } = options;
   const pool = new Pool(url, { connections, pipelining: 1 });
   const bodies = body === undefined ? undefined : Array.isArray(body) ? body : [body];
   let n = 0;
@@ -60,10 +70,21 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   await pool.close();
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
-  return { requests: latencies.length, errors, reqPerSec: (latencies.length / elapsed) * 1000, p50: pct(50), p99: pct(99) };
+  return {
+    requests: latencies.length,
+    errors,
+    reqPerSec: (latencies.length / elapsed) * 1000,
+    p50: pct(50),
+    p99: pct(99),
+  };
 }
 
-export function formatLoad(name: string, result: LoadResult, baseline?: LoadResult, extra: Record<string, string | number> = {}): string {
+export function formatLoad(
+  name: string,
+  result: LoadResult,
+  baseline?: LoadResult,
+  extra: Record<string, string | number> = {},
+): string {
   const parts = [
     name,
     `req_s=${Math.round(result.reqPerSec)}`,

@@ -2,7 +2,7 @@
 // and exit when it is absent, so `npm run bench` still runs everywhere.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { ROOT } from "./processes.ts";
+import { ROOT } from "../../test/helpers/process.ts";
 
 export const PARIS_FILE = path.resolve(ROOT, "../shared/data/ban/adresses-75.csv.gz");
 
