@@ -40,7 +40,8 @@ try {
     r.verdict === c.verdict &&
     (c.reason === null || r.reasons.includes(c.reason)) &&
     (c.street === null || r.normalized?.street === c.street) &&
-    (c.postcode === null || r.normalized?.postcode === c.postcode);
+    (c.postcode === null || r.normalized?.postcode === c.postcode) &&
+    (c.suffix === undefined || r.normalized?.house_number_suffix === c.suffix);
 
   // Baseline: normalise, look the exact key up in the postcode's commune, check the number; nothing else.
   const baseline = (c: EvalCase): Pick<AddressVerification, "verdict" | "reasons" | "normalized"> => {

@@ -3,6 +3,7 @@
 // Deterministic for a seed.
 import type { BanIndex } from "../../src/address/index/ban_index.ts";
 import { streetKey } from "../../src/address/normalize/match_key.ts";
+import { isStreetType } from "../../src/address/normalize/street_types.ts";
 import type { ReferenceTables } from "../../src/address/reference/reference_format.ts";
 import type { Reference } from "../../src/address/reference/reference.ts";
 import { stringDistance } from "../../src/text/edit_distance.ts";
@@ -20,7 +21,9 @@ export type EvalCategory =
   | "typo2"
   | "messy"
   | "mismatch"
-  | "uncovered";
+  | "uncovered"
+  | "suffix"
+  | "name_number";
 
 export interface EvalCase {
   category: EvalCategory;
@@ -31,6 +34,8 @@ export interface EvalCase {
   /** The street the answer must name (display form), null when no street is expected. */
   street: string | null;
   postcode: string | null;
+  /** The house-number suffix the answer must print ("bis", "C", null), when the category checks it. */
+  suffix?: string | null;
 }
 
 /** mulberry32: small, fast, good enough for sampling. */
@@ -91,7 +96,8 @@ export interface EvalSetOptions {
   seed?: number;
   perCategory?: number;
   /** With the nationwide reference (and the tables it was packed from), the issue 14 categories are added: two-edit
-   *  typos, messy lines, postcode/city mismatches and consistent pairs outside coverage. */
+   *  typos, messy lines, postcode/city mismatches, consistent pairs outside coverage, suffixes glued or spaced and
+   *  numbers inside names written in digits. */
   nationwide?: { reference: Reference; tables: ReferenceTables };
 }
 
@@ -294,7 +300,10 @@ export function buildEvalSet(index: BanIndex, options: EvalSetOptions = {}): Eva
     }
     out.push(c);
   }
-  if (options.nationwide) out.push(...issue14Cases(index, { ...options.nationwide, seed, perCategory }));
+  if (options.nationwide) {
+    out.push(...issue14Cases(index, { ...options.nationwide, seed, perCategory }));
+    out.push(...typedNumberCases(index, { seed, perCategory }));
+  }
   return out;
 }
 
@@ -528,6 +537,140 @@ function issue14Cases(
       postcode: null,
     });
     i++;
+  }
+  return out;
+}
+
+const ORDINAL_SUFFIXES = new Set(["b", "t", "q", "bis", "ter", "quater", "quinquies", "sexies"]);
+const SUFFIX_WORDS: Readonly<Record<string, string>> = { b: "bis", t: "ter", q: "quater" };
+const NUMBER_VALUES: Readonly<Record<string, number>> = {
+  un: 1,
+  deux: 2,
+  trois: 3,
+  quatre: 4,
+  cinq: 5,
+  six: 6,
+  sept: 7,
+  huit: 8,
+  neuf: 9,
+  dix: 10,
+  onze: 11,
+  douze: 12,
+  treize: 13,
+  quatorze: 14,
+  quinze: 15,
+  seize: 16,
+  vingt: 20,
+  trente: 30,
+  quarante: 40,
+  cinquante: 50,
+  soixante: 60,
+};
+const MONTH = /^(?:janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre)$/i;
+const ROMAN_AFTER_NAME = /^(.*[a-zà-ÿ]) (II|III|IV|VI|VII|VIII|IX|XI|XII|XIII|XIV|XV|XVI)\b(.*)$/;
+const ROMAN: Readonly<Record<string, number>> = {
+  II: 2,
+  III: 3,
+  IV: 4,
+  VI: 6,
+  VII: 7,
+  VIII: 8,
+  IX: 9,
+  XI: 11,
+  XII: 12,
+  XIII: 13,
+  XIV: 14,
+  XV: 15,
+  XVI: 16,
+};
+
+/** A street name with its number written in digits: "Rue du Quatre Septembre" → "Rue du 4 Septembre", "Place du
+ *  Dix-Huit Juin 1940" → "Place du 18 Juin 1940", "Boulevard Henri IV" → "Boulevard Henri 4"; null without one. */
+function digitsInName(name: string): string | null {
+  const roman = ROMAN_AFTER_NAME.exec(name);
+  if (roman) return `${roman[1]} ${ROMAN[roman[2]!]}${roman[3]}`;
+  const words = name.split(" ");
+  for (let i = 0; i < words.length; i++) {
+    const parts = words[i]!.toLowerCase().split("-");
+    if (!parts.every((w) => NUMBER_VALUES[w] !== undefined)) continue;
+    // Only before a month: "Pont Neuf", "Deux Anges" are names, not numbers.
+    if (!MONTH.test(words[i + 1] ?? "")) continue;
+    const value = parts.reduce((sum, w) => sum + NUMBER_VALUES[w]!, 0);
+    return [...words.slice(0, i), String(value), ...words.slice(i + 1)].join(" ");
+  }
+  return null;
+}
+
+/** Issue 14 §suffix letters and §numbers in names: house-number suffixes glued or spaced, in either case ("185C",
+ *  "185 c", "39bis", "39 B"), answered with the suffix BAN's rule prints; and streets whose name holds a number
+ *  (in words or roman numerals) written with digits. */
+function typedNumberCases(index: BanIndex, options: { seed: number; perCategory: number }): EvalCase[] {
+  const { seed, perCategory } = options;
+  const random = seededRandom(seed + 15);
+  const pick = (n: number) => Math.floor(random() * n);
+  const { st, ad, header } = index;
+  const out: EvalCase[] = [];
+  const pc = (row: number) => header.postcodes[ad.adPostcode[row]!]!;
+  const repOf = (row: number) => header.suffixes[ad.adSuffix[row]!]!;
+  const usable = (s: number) => {
+    const name = index.streetName(s);
+    return /^[A-Za-zÀ-ÿ]/.test(name) && !name.includes("/") && isStreetType(name.split(" ")[0]!);
+  };
+  const suffixed: { street: number; row: number }[] = [];
+  for (let s = 0; s < header.streetCount; s++) {
+    if (!usable(s)) continue;
+    const start = st.stAddrStart[s]!;
+    for (let r = start; r < start + st.stAddrCount[s]!; r++) {
+      if (ad.adNumber[r]! > 0 && /^(?:[a-z]|bis|ter|quater)$/.test(repOf(r))) suffixed.push({ street: s, row: r });
+    }
+  }
+  for (let i = 0; i < perCategory && suffixed.length > 0; i++) {
+    const { street, row } = suffixed[pick(suffixed.length)]!;
+    const rep = repOf(row);
+    let sameNumberOrdinal = true;
+    const start = st.stAddrStart[street]!;
+    for (let r = start; r < start + st.stAddrCount[street]!; r++) {
+      const other = repOf(r);
+      if (ad.adNumber[r] === ad.adNumber[row] && other !== "" && !ORDINAL_SUFFIXES.has(other))
+        sameNumberOrdinal = false;
+    }
+    const expected =
+      rep.length > 1 ? rep : sameNumberOrdinal && SUFFIX_WORDS[rep] ? SUFFIX_WORDS[rep]! : rep.toUpperCase();
+    const letter = rep.length > 1 ? rep : pick(2) === 0 ? rep : rep.toUpperCase();
+    const written = pick(2) === 0 ? `${ad.adNumber[row]}${letter}` : `${ad.adNumber[row]} ${letter}`;
+    const name = index.streetName(street);
+    out.push({
+      category: "suffix",
+      input: { line: `${written} ${name}, ${pc(row)} Paris` },
+      verdict: "deliverable",
+      reason: null,
+      street: name,
+      postcode: pc(row),
+      suffix: expected,
+    });
+  }
+  // Streets with a number in their name and at least one plain house number: a line without a house number would
+  // read "Pont Alexandre 3" as number 3 of "Pont Alexandre" (issue 14 §word order), which is another question.
+  const numbered: { rows: number[]; written: string; street: number }[] = [];
+  for (let s = 0; s < header.streetCount; s++) {
+    const written = usable(s) ? digitsInName(index.streetName(s)) : null;
+    if (written === null) continue;
+    const rows: number[] = [];
+    const start = st.stAddrStart[s]!;
+    for (let r = start; r < start + st.stAddrCount[s]!; r++) if (repOf(r) === "" && ad.adNumber[r]! > 0) rows.push(r);
+    if (rows.length > 0) numbered.push({ rows, written, street: s });
+  }
+  for (let i = 0; i < perCategory && numbered.length > 0; i++) {
+    const { rows, written, street } = numbered[pick(numbered.length)]!;
+    const row = rows[pick(rows.length)]!;
+    out.push({
+      category: "name_number",
+      input: { line: `${ad.adNumber[row]} ${written}, ${pc(row)} Paris` },
+      verdict: "deliverable",
+      reason: null,
+      street: index.streetName(street),
+      postcode: pc(row),
+    });
   }
   return out;
 }

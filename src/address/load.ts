@@ -40,8 +40,15 @@ export async function ensureIndexes(options: EnsureIndexOptions): Promise<Loaded
     const path = join(indexDir, indexFileName(d));
     if (usable(path)) continue;
     try {
-      for (const r of await importBan(d, { banSource, indexDir })) {
-        log.info("address index imported", { departement: r.departement, rows: r.rows, bytes: r.bytes, ms: r.ms });
+      const onWarning = (message: string) => log.warn(message, { departement: d });
+      for (const r of await importBan(d, { banSource, indexDir, onWarning })) {
+        log.info("address index imported", {
+          departement: r.departement,
+          rows: r.rows,
+          bytes: r.bytes,
+          ms: r.ms,
+          remapped_rows: r.remappedRows,
+        });
       }
     } catch (err) {
       missing.push(d.toUpperCase());

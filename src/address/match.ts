@@ -6,7 +6,7 @@
 import type { BanIndex } from "./index/ban_index.ts";
 import { checkHouseNumber, type NumberCheck } from "./match/house_number_check.ts";
 import { answer, choosePostcode, DeliveryNames, normalizedAddress, placeOnly } from "./match/output.ts";
-import { cityFromStreet, keepFrenchCity } from "./match/parser_fixups.ts";
+import { cityFromStreet, keepFrenchCity, numberInName } from "./match/parser_fixups.ts";
 import { PlanCache } from "./match/plan_cache.ts";
 import { numberPredicate, searchAnywhere, searchTiers, streetQuery } from "./match/search_order.ts";
 import { isFrance } from "./parse/country.ts";
@@ -69,8 +69,10 @@ export class AddressMatcher {
     const deliveryOnly = !coverage.covered && !this.#indexes.has(cedexOrUnlistedDepartement(p, plan) ?? "");
     const notCovered =
       (coverage.communes > 0 && !coverage.covered) || (cedexOrUnlistedDepartement(p, plan) !== null && deliveryOnly);
+    const unsearched = plan.unsearched ?? [];
     if (p.street === null) {
       reasons.add("missing_street");
+      for (const r of unsearched) reasons.add(r);
       if (notCovered && !mismatch) {
         reasons.delete("postcode_city_mismatch");
         reasons.add("postcode_not_covered");
@@ -81,10 +83,11 @@ export class AddressMatcher {
     if (notCovered) {
       if (mismatch) return answer([...reasons, "postcode_city_mismatch"], null);
       reasons.delete("postcode_city_mismatch");
-      return answer([...reasons, "postcode_not_covered"], null);
+      return answer([...reasons, ...unsearched, "postcode_not_covered"], null);
     }
 
     // 3. The street, in the plan's order.
+    if (!plan.anywhere) numberInName(p, plan.scoped);
     const query = streetQuery(p.street);
     const num = p.houseNumber === null ? null : Number(p.houseNumber);
     const hasNumber = numberPredicate(num);
@@ -98,7 +101,7 @@ export class AddressMatcher {
           null,
         );
       if ((coverage.uncovered && !coverage.firstCovered) || (plan.anywhere && this.#indexes.size === 0))
-        return answer([...reasons, "postcode_not_covered"], null);
+        return answer([...reasons, ...unsearched, "postcode_not_covered"], null);
       if (plan.anywhere) return answer(reasons, null);
       for (const r of plan.notFound) reasons.add(r);
       reasons.add("street_not_found");

@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { BanIndex } from "../../src/address/index/ban_index.ts";
-import { type BanRow, IndexBuilder } from "../../src/address/index/builder.ts";
 import { importBan } from "../../src/address/index/import.ts";
+import { streetRows, writtenIndex } from "./written_index.ts";
 import { AddressMatcher } from "../../src/address/match.ts";
 import { readPackedFile } from "../../src/address/packed_file.ts";
 import { compileReference } from "../../src/address/reference/compile.ts";
@@ -26,6 +26,10 @@ interface Row {
   /** The street and postcode of the answer, when one is expected. */
   street?: string;
   postcode?: string;
+  /** The house-number suffix printed (null: none). */
+  suffix?: string | null;
+  /** The normalized line a user sees (null: no normalized address). */
+  output?: string | null;
 }
 
 function expectRow(matcher: AddressMatcher, row: Row): void {
@@ -34,6 +38,8 @@ function expectRow(matcher: AddressMatcher, row: Row): void {
   assert.deepEqual(got, { verdict: row.verdict, reasons: [...row.reasons].sort() }, `${row.line} (${row.source})`);
   if (row.street !== undefined) assert.equal(r.normalized?.street, row.street, row.line);
   if (row.postcode !== undefined) assert.equal(r.normalized?.postcode, row.postcode, row.line);
+  if (row.suffix !== undefined) assert.equal(r.normalized?.house_number_suffix, row.suffix, row.line);
+  if (row.output !== undefined) assert.equal(r.normalized?.line ?? null, row.output, row.line);
 }
 
 const PARIS_ROWS: Row[] = [
@@ -239,6 +245,161 @@ const PARIS_ROWS: Row[] = [
     verdict: "unknown",
     reasons: ["postcode_not_covered"],
   },
+  // Suffix letters: a letter stays a letter; b, t, q read as bis, ter, quater only when the number has no other kind
+  // of suffix (BAN rewriteSuffixes); glued or spaced, upper or lower case, the same suffix.
+  {
+    source: "issue 14 §suffix letters: 1C is C, never quinquies",
+    line: "185C rue Saint-Denis 75002 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    suffix: "C",
+    output: "185 C Rue Saint-Denis, 75002 Paris",
+  },
+  {
+    source: "issue 14 §suffix letters: spaced lower-case c",
+    line: "185 c rue saint denis 75002 paris",
+    verdict: "deliverable",
+    reasons: [],
+    suffix: "C",
+    output: "185 C Rue Saint-Denis, 75002 Paris",
+  },
+  {
+    source: "issue 14 §suffix letters: s is a letter too",
+    line: "49S square de Montsouris 75014 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    suffix: "S",
+    output: "49 S Square de Montsouris, 75014 Paris",
+  },
+  {
+    source: "issue 14 §suffix letters: 12bis glued",
+    line: "39bis rue de Rivoli 75004 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    suffix: "bis",
+    output: "39 bis Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "issue 14 §suffix letters: 12 b spaced",
+    line: "39 b rue de Rivoli 75004 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    suffix: "bis",
+    output: "39 bis Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "issue 14 §suffix letters: 12B glued capital",
+    line: "39B rue de Rivoli 75004 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    suffix: "bis",
+    output: "39 bis Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "issue 14 §suffix letters: 12 ter spaced",
+    line: "48 ter rue de Lisbonne 75008 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    suffix: "ter",
+    output: "48 ter Rue de Lisbonne, 75008 Paris",
+  },
+  {
+    source: "issue 14 §suffix letters: 12ter glued",
+    line: "48ter rue de Lisbonne 75008 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    suffix: "ter",
+    output: "48 ter Rue de Lisbonne, 75008 Paris",
+  },
+  {
+    source: "issue 14 §suffix letters: T glued capital",
+    line: "48T rue de Lisbonne 75008 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    suffix: "ter",
+  },
+  // Numbers inside names: BAN Paris writes them in words.
+  {
+    source: "issue 14 §numbers in names: 4 septembre",
+    line: "4 rue du 4 septembre 75002 paris",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue du Quatre Septembre",
+    output: "4 Rue du Quatre Septembre, 75002 Paris",
+  },
+  {
+    source: "issue 14 §numbers in names: a slip in the spelled number",
+    line: "4 rue du quatee septembre 75002 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Rue du Quatre Septembre",
+  },
+  {
+    source: "issue 14 §numbers in names: 8 mai 1945",
+    line: "10 rue du 8 mai 1945 75010 paris",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue du Huit Mai 1945",
+    output: "10 Rue du Huit Mai 1945, 75010 Paris",
+  },
+  {
+    source: "issue 14 §numbers in names: 18 juin 1940, two words",
+    line: "1 place du 18 juin 1940 75006 paris",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Place du Dix-Huit Juin 1940",
+  },
+  {
+    source: "issue 14 §numbers in names: 25 août 1944",
+    line: "1 place du 25 aout 1944 75014 paris",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Place du Vingt-Cinq Août 1944",
+  },
+  {
+    source: "issue 14 §numbers in names: roman XXIX for Vingt-Neuf",
+    line: "1 rue du XXIX juillet 75001 paris",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue du Vingt-Neuf Juillet",
+  },
+  {
+    source: "issue 14 §numbers in names: Henri 4 for Henri IV",
+    line: "1 boulevard henri 4 75004 paris",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Boulevard Henri IV",
+    output: "1 Boulevard Henri IV, 75004 Paris",
+  },
+  {
+    source: "issue 14 §numbers in names: a number after the street that is part of its name",
+    line: "Boulevard Henri 4, 75004 Paris",
+    verdict: "incomplete",
+    reasons: ["missing_house_number"],
+    street: "Boulevard Henri IV",
+  },
+  {
+    source: "issue 14 §numbers in names: Pont Alexandre 3 is no number 3 of another street",
+    line: "Pont Alexandre 3, 75008 Paris",
+    verdict: "incomplete",
+    reasons: ["missing_house_number", "postcode_corrected"],
+    street: "Pont Alexandre III",
+    postcode: "75007",
+  },
+  {
+    source: "issue 14 §numbers in names: the house number after a numbered name",
+    line: "Boulevard Henri IV 12, 75004 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "12 Boulevard Henri IV, 75004 Paris",
+  },
+  {
+    source: "issue 14 §numbers in names: the date is no house number",
+    line: "Rue du 8 Mai 1945, 75010 Paris",
+    verdict: "incomplete",
+    reasons: ["missing_house_number"],
+    street: "Rue du Huit Mai 1945",
+  },
 ];
 
 describe("issue 14 over the Paris BAN file", { skip: existsSync(PARIS) ? false : "Paris BAN file absent" }, () => {
@@ -255,27 +416,6 @@ describe("issue 14 over the Paris BAN file", { skip: existsSync(PARIS) ? false :
   after(() => rmSync(dir, { recursive: true, force: true }));
   for (const row of PARIS_ROWS) test(`${row.line} → ${row.verdict} (${row.source})`, () => expectRow(matcher, row));
 });
-
-function build(dept: string, rows: BanRow[]): BanIndex {
-  const b = new IndexBuilder(dept);
-  for (const r of rows) b.add(r);
-  const bytes = b.finish();
-  const shared = new SharedArrayBuffer(bytes.length);
-  new Uint8Array(shared).set(bytes);
-  return new BanIndex(shared);
-}
-
-function street(name: string, numbers: number[], at: Pick<BanRow, "codeInsee" | "codePostal" | "acheminement">) {
-  return numbers.map((n, i) => ({
-    numero: n,
-    rep: "",
-    nomVoie: name,
-    nomAfnor: "",
-    lat: 47.7 + i / 1000,
-    lon: 6.8,
-    ...at,
-  }));
-}
 
 const SMALL_WORD_ROWS: Row[] = [
   {
@@ -320,6 +460,8 @@ const SMALL_WORD_ROWS: Row[] = [
   },
 ];
 
+const GIROMAGNY = { lat: 47.7, lon: 6.8 };
+
 describe("issue 14: small words and coverage over a written index (Giromagny, 90)", () => {
   let matcher: AddressMatcher;
   before(() => {
@@ -329,16 +471,227 @@ describe("issue 14: small words and coverage over a written index (Giromagny, 90
     matcher = new AddressMatcher({
       reference,
       indexes: [
-        build("90", [
-          ...street("Rue sur la Côte", [1, 3], at),
-          ...street("Rue de la Côte", [1, 2], at),
-          ...street("Rue Saint-Pierre", [1, 2], at),
-          ...street("Rue Sous Saint-Pierre", [1, 2], at),
-          ...street("Rue de la Fontaine", [1], at),
+        writtenIndex("90", [
+          ...streetRows("Rue sur la Côte", [1, 3], at, GIROMAGNY),
+          ...streetRows("Rue de la Côte", [1, 2], at, GIROMAGNY),
+          ...streetRows("Rue Saint-Pierre", [1, 2], at, GIROMAGNY),
+          ...streetRows("Rue Sous Saint-Pierre", [1, 2], at, GIROMAGNY),
+          ...streetRows("Rue de la Fontaine", [1], at, GIROMAGNY),
         ]),
       ],
     });
   });
   for (const row of SMALL_WORD_ROWS)
     test(`${row.line} → ${row.verdict} (${row.source})`, () => expectRow(matcher, row));
+});
+
+// Vézelois (90400, its only postcode): a lieu-dit BAN writes without a type, a hameau, letter suffixes, numbers inside
+// names, and one-digit slips of the postcode. Roffiac (15100) and Leucamp (15120, 15130) lie outside the index.
+const VEZELOIS_ROWS: Row[] = [
+  {
+    source: "issue 14 §suffix letters: 1C Rue Neuve",
+    line: "1C Rue Neuve, 90400 Vézelois",
+    verdict: "deliverable",
+    reasons: [],
+    suffix: "C",
+    output: "1 C Rue Neuve, 90400 Vézelois",
+  },
+  {
+    source: "issue 14 §suffix letters: quinquies written, BAN's c printed",
+    line: "1 quinquies Rue Neuve, 90400 Vézelois",
+    verdict: "deliverable",
+    reasons: [],
+    suffix: "C",
+  },
+  {
+    source: "issue 14 §suffix letters: an unlisted 3C inside the range keeps its letter",
+    line: "3C Rue Neuve, 90400 Vézelois",
+    verdict: "deliverable",
+    reasons: [],
+    suffix: "C",
+    output: "3 C Rue Neuve, 90400 Vézelois",
+  },
+  {
+    source: "issue 14 §suffix letters: a lone b beside other letters stays B",
+    line: "7 b Rue Neuve, 90400 Vézelois",
+    verdict: "deliverable",
+    reasons: [],
+    suffix: "B",
+  },
+  {
+    source: "issue 14 §lieux-dits: 26 lieu-dit Le Village",
+    line: "26 lieu-dit Le Village, 90400 Vézelois",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Le Village",
+    output: "26 Le Village, 90400 Vézelois",
+  },
+  {
+    source: "issue 14 §lieux-dits: ld",
+    line: "26 ld Le Village, 90400 Vézelois",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Le Village",
+  },
+  {
+    source: "issue 14 §lieux-dits: lieudit in one word",
+    line: "26 lieudit le village 90400 vezelois",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Le Village",
+  },
+  {
+    source: "issue 14 §lieux-dits: hameau before a lieu-dit",
+    line: "26 hameau le village 90400 vezelois",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Le Village",
+  },
+  {
+    source: "issue 14 §lieux-dits: lieu dit at the start, no number",
+    line: "Lieu-dit Le Village, 90400 Vézelois",
+    verdict: "incomplete",
+    reasons: ["missing_house_number"],
+    street: "Le Village",
+  },
+  {
+    source: "issue 14 §lieux-dits: a hameau BAN names with its type stays exact",
+    line: "1 hameau des prés 90400 vezelois",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Hameau des Prés",
+  },
+  {
+    source: "issue 14 §lieux-dits: a slip in the name is still a correction",
+    line: "26 lieu-dit Le Vilage, 90400 Vézelois",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Le Village",
+  },
+  {
+    source: "issue 14 §lieux-dits: another street type is still a correction",
+    line: "26 rue le village 90400 vezelois",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Le Village",
+  },
+  {
+    source: "issue 14 §numbers in names: 24 novembre for BAN's XXIV",
+    line: "1 rue du 24 novembre 90400 vezelois",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue du XXIV Novembre",
+  },
+  {
+    source: "issue 14 §numbers in names: vingt-quatre for BAN's XXIV",
+    line: "1 rue du vingt-quatre novembre 90400 vezelois",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue du XXIV Novembre",
+  },
+  {
+    source: "issue 14 §numbers in names: huit mai for BAN's digits",
+    line: "2 rue du huit mai 1945 90400 vezelois",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue du 8 Mai 1945",
+  },
+  {
+    source: "issue 14 §numbers in names: another date is another street",
+    line: "2 rue du 9 mai 1945 90400 vezelois",
+    verdict: "nonexistent",
+    reasons: ["street_not_found"],
+  },
+  {
+    source: "issue 14 §postcode slip: an existing postcode one digit away",
+    line: "1 Rue de la Gare, 90300 Vézelois",
+    verdict: "corrected",
+    reasons: ["postcode_corrected"],
+    postcode: "90400",
+    output: "1 Rue de la Gare, 90400 Vézelois",
+  },
+  {
+    source: "issue 14 §postcode slip: a postcode that does not exist",
+    line: "1 Rue de la Gare, 90401 Vézelois",
+    verdict: "corrected",
+    reasons: ["postcode_corrected"],
+    postcode: "90400",
+  },
+  {
+    source: "issue 14 §postcode slip: corrected even when the street is not there",
+    line: "1 Rue des Zorglubs, 90300 Vézelois",
+    verdict: "nonexistent",
+    reasons: ["postcode_corrected", "street_not_found"],
+  },
+  {
+    source: "issue 14 §postcode slip: without a street",
+    line: "90410 Vézelois",
+    verdict: "incomplete",
+    reasons: ["missing_street", "postcode_corrected"],
+    output: "90400 Vézelois",
+  },
+  {
+    source: "issue 14 §postcode slip: 15110 Roffiac, its only postcode 15100, outside coverage",
+    line: "1 Rue de la Gare, 15110 Roffiac",
+    verdict: "unknown",
+    reasons: ["postcode_corrected", "postcode_not_covered"],
+    output: null,
+  },
+  {
+    source: "issue 14 §postcode slip: 15110 Roffiac without a street",
+    line: "15110 Roffiac",
+    verdict: "unknown",
+    reasons: ["missing_street", "postcode_corrected", "postcode_not_covered"],
+    output: "15100 Roffiac",
+  },
+  {
+    source: "issue 14 §postcode slip: one of two postcodes one digit away (Leucamp 15120)",
+    line: "1 Rue de la Gare, 15121 Leucamp",
+    verdict: "unknown",
+    reasons: ["postcode_corrected", "postcode_not_covered"],
+  },
+  {
+    source: "issue 14 §postcode slip: never a guess between 15120 and 15130",
+    line: "1 Rue de la Gare, 15140 Leucamp",
+    verdict: "nonexistent",
+    reasons: ["postcode_city_mismatch"],
+  },
+  {
+    source: "issue 14 §postcode slip: more than one digit is a mismatch",
+    line: "1 Rue de la Gare, 51170 Roffiac",
+    verdict: "nonexistent",
+    reasons: ["postcode_city_mismatch"],
+  },
+];
+
+const VEZELOIS = { lat: 47.6, lon: 6.9 };
+
+describe("issue 14: lieux-dits, suffix letters, numbers in names, postcode slips (written index, Vézelois 90)", () => {
+  let matcher: AddressMatcher;
+  before(() => {
+    const reference = new Reference(packReference(compileReference()));
+    const insee = reference.citiesNamed("Vézelois")[0]!.communes[0]!;
+    assert.deepEqual(reference.postcodesOf(insee), ["90400"]);
+    const at = { codeInsee: insee, codePostal: "90400", acheminement: "VEZELOIS" };
+    const neuve = (numero: number, rep: string) => ({ ...streetRows("Rue Neuve", [numero], at, VEZELOIS)[0]!, rep });
+    matcher = new AddressMatcher({
+      reference,
+      indexes: [
+        writtenIndex("90", [
+          // BAN lieux-dits have no street type.
+          ...streetRows("Le Village", [20, 26, 30], at, VEZELOIS),
+          ...streetRows("Hameau des Prés", [1, 2], at, VEZELOIS),
+          neuve(1, ""),
+          neuve(1, "c"),
+          neuve(5, ""),
+          neuve(7, "a"),
+          neuve(7, "b"),
+          ...streetRows("Rue du XXIV Novembre", [1, 2], at, VEZELOIS),
+          ...streetRows("Rue du 8 Mai 1945", [1, 2], at, VEZELOIS),
+          ...streetRows("Rue de la Gare", [1, 2], at, VEZELOIS),
+        ]),
+      ],
+    });
+  });
+  for (const row of VEZELOIS_ROWS) test(`${row.line} → ${row.verdict} (${row.source})`, () => expectRow(matcher, row));
 });

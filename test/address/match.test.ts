@@ -2,38 +2,12 @@
 // communes with several postcodes, CEDEX, coverage, and the margin rule of fuzzy matches.
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
-import { BanIndex } from "../../src/address/index/ban_index.ts";
-import { IndexBuilder, type BanRow } from "../../src/address/index/builder.ts";
+import { streetRows, writtenIndex } from "./written_index.ts";
 import { AddressMatcher } from "../../src/address/match.ts";
 import { compileReference } from "../../src/address/reference/compile.ts";
 import { packReference } from "../../src/address/reference/pack_reference.ts";
 import { Reference } from "../../src/address/reference/reference.ts";
 import type { AddressInput } from "../../src/address/types.ts";
-
-function build(dept: string, rows: BanRow[]): BanIndex {
-  const b = new IndexBuilder(dept);
-  for (const r of rows) b.add(r);
-  const bytes = b.finish();
-  const shared = new SharedArrayBuffer(bytes.length);
-  new Uint8Array(shared).set(bytes);
-  return new BanIndex(shared);
-}
-
-function street(
-  name: string,
-  numbers: number[],
-  at: Pick<BanRow, "codeInsee" | "codePostal" | "acheminement">,
-): BanRow[] {
-  return numbers.map((n, i) => ({
-    numero: n,
-    rep: "",
-    nomVoie: name,
-    nomAfnor: "",
-    lat: 47 + i / 1000,
-    lon: -0.7 + i / 1000,
-    ...at,
-  }));
-}
 
 describe("AddressMatcher over real communes", () => {
   let matcher: AddressMatcher;
@@ -45,15 +19,15 @@ describe("AddressMatcher over real communes", () => {
     matcher = new AddressMatcher({
       reference,
       indexes: [
-        build("49", [
-          ...street("Rue du Lavoir", [1, 3, 5, 9], chemille),
-          ...street("Rue du Lavoir Neuf", [2, 4], chemille),
+        writtenIndex("49", [
+          ...streetRows("Rue du Lavoir", [1, 3, 5, 9], chemille),
+          ...streetRows("Rue du Lavoir Neuf", [2, 4], chemille),
         ]),
-        build("33", [
-          ...street("Cours de l’Intendance", [2, 4, 10, 12], bordeaux),
-          ...street("Rue Sainte-Catherine", [1, 2, 3], bordeaux),
-          ...street("Rue Martin", [1], bordeaux),
-          ...street("Rue Mortin", [1], bordeaux),
+        writtenIndex("33", [
+          ...streetRows("Cours de l’Intendance", [2, 4, 10, 12], bordeaux),
+          ...streetRows("Rue Sainte-Catherine", [1, 2, 3], bordeaux),
+          ...streetRows("Rue Martin", [1], bordeaux),
+          ...streetRows("Rue Mortin", [1], bordeaux),
         ]),
       ],
     });

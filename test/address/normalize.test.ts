@@ -30,7 +30,8 @@ const STREETS: Array<[string, string, string | null]> = [
   ["Boulevard Saint-Germain", "boulevard saint germain", "boulevard"],
   ["Rue du Faubourg Saint-Honoré", "rue faubourg saint honore", "rue"],
   ["Fbg St Honoré", "faubourg saint honore", "faubourg"],
-  ["Place du 18 Juin 1940", "place 18 juin 1940", "place"],
+  // Numbers inside names are spelled out, years stay digits (issue 14 §numbers in names, normalize/number_words.ts).
+  ["Place du 18 Juin 1940", "place dix huit juin 1940", "place"],
   ["Rue du Premier Mai", "rue 1e mai", "rue"],
   ["Rue du 1er Mai", "rue 1e mai", "rue"],
   ["Rond-Point des Champs-Élysées", "rondpoint champs elysees", "rondpoint"],
@@ -40,7 +41,7 @@ const STREETS: Array<[string, string, string | null]> = [
   ["Square Notre Dame", "square notre dame", "square"],
   ["Sq N D", "square n", "square"],
   ["sq nd", "square notre dame", "square"],
-  ["Rue du 08 Mai 1945", "rue 8 mai 1945", "rue"],
+  ["Rue du 08 Mai 1945", "rue huit mai 1945", "rue"],
   ["Grande Rue", "grande rue", null],
   ["St Germain", "saint germain", null],
 ];

@@ -18,6 +18,20 @@ const REQUIRED = [
   "nom_afnor",
 ] as const;
 
+/** Optional columns of other names: the street's alias, and the lieu-dit of the address (`nom_ld` in the address
+ *  export, `lieudit_complement_nom` in BAL files). Several names in one field are separated by "|". */
+const ALTERNATIVE = ["alias", "nom_ld", "lieudit_complement_nom"] as const;
+
+function alternativeNames(fields: readonly string[], columns: readonly number[]): string[] {
+  const out: string[] = [];
+  for (const c of columns) {
+    const value = fields[c];
+    if (!value) continue;
+    for (const name of value.split("|")) if (name.trim() !== "") out.push(name.trim());
+  }
+  return out;
+}
+
 function splitLine(line: string): string[] {
   if (!line.includes('"')) return line.split(";");
   const out: string[] = [];
@@ -61,6 +75,7 @@ export async function* readBanCsv(source: string | Readable, options: ReadBanOpt
   const lines = createInterface({ input: gunzip, crlfDelay: Infinity });
   type Columns = Record<(typeof REQUIRED)[number], number>;
   let idx: Columns | undefined;
+  let altIdx: number[] = [];
   // try/finally: a consumer that stops early (an abort, an unsorted file read again) must not leave the file open or
   // the download running.
   try {
@@ -72,8 +87,10 @@ export async function* readBanCsv(source: string | Readable, options: ReadBanOpt
         const missing = REQUIRED.filter((c) => !cols.includes(c));
         if (missing.length > 0) throw new TypeError(`Cannot read BAN file: missing columns ${missing.join(", ")}`);
         idx = Object.fromEntries(REQUIRED.map((c) => [c, cols.indexOf(c)])) as Columns;
+        altIdx = ALTERNATIVE.map((c) => cols.indexOf(c)).filter((i) => i >= 0);
         continue;
       }
+      const altNames = alternativeNames(f, altIdx);
       const numero = Number(f[idx.numero]);
       const lat = Number(f[idx.lat]);
       const lon = Number(f[idx.lon]);
@@ -88,6 +105,7 @@ export async function* readBanCsv(source: string | Readable, options: ReadBanOpt
         acheminement: f[idx.libelle_acheminement] ?? "",
         lat: Number.isFinite(lat) ? lat : 0,
         lon: Number.isFinite(lon) ? lon : 0,
+        ...(altNames.length > 0 ? { altNames } : {}),
       };
     }
   } finally {

@@ -3,6 +3,7 @@
 import { readPacked, type SectionType, type Views } from "../packed_file.ts";
 import {
   ADDRESS_COLUMNS,
+  ALT_COLUMNS,
   hashBytes,
   HASH_TABLES,
   INDEX_FORMAT,
@@ -17,6 +18,7 @@ export class BanIndex {
   readonly buffer: SharedArrayBuffer | ArrayBuffer;
   readonly st: Views<typeof STREET_COLUMNS>;
   readonly ad: Views<typeof ADDRESS_COLUMNS>;
+  readonly alt: Views<typeof ALT_COLUMNS>;
   readonly hash: Views<typeof HASH_TABLES>;
   readonly blob: Uint8Array;
   readonly communeByCode: ReadonlyMap<string, number>;
@@ -33,6 +35,7 @@ export class BanIndex {
       Object.fromEntries(Object.keys(cols).map((k) => [k, views[k as keyof typeof views]])) as Views<C>;
     this.st = pick(STREET_COLUMNS);
     this.ad = pick(ADDRESS_COLUMNS);
+    this.alt = pick(ALT_COLUMNS);
     this.hash = pick(HASH_TABLES);
     this.blob = views.blob;
     this.communeByCode = new Map(this.header.communes.map((c, i) => [c.code, i]));
@@ -78,6 +81,15 @@ export class BanIndex {
     const st = this.st;
     for (let i = this.hash.hashAfnor[hashBytes(key, 0, key.length) & this.#mask]!; i !== NIL; i = st.stNextAfnor[i]!) {
       if (this.#equals(st.stAfnorOff[i]!, st.stAfnorLen[i]!, key)) out.push(i);
+    }
+  }
+
+  /** Streets one of whose alternative names (alias, lieu-dit) has exactly `key` as its full key. */
+  byAlt(key: Uint8Array, out: number[]): void {
+    const alt = this.alt;
+    for (let i = this.hash.hashAlt[hashBytes(key, 0, key.length) & this.#mask]!; i !== NIL; i = alt.altNext[i]!) {
+      const street = alt.altStreet[i]!;
+      if (this.#equals(alt.altKeyOff[i]!, alt.altKeyLen[i]!, key) && !out.includes(street)) out.push(street);
     }
   }
 

@@ -2,11 +2,13 @@
 // by (INSEE code, street name) in memory, which BAN recommends since 189 Paris street names exist in several
 // arrondissements (shared/data/README.md), then streets are sorted by commune and addresses by number and suffix.
 import { streetKey } from "../normalize/match_key.ts";
+import { LIEU_DIT } from "../normalize/street_types.ts";
 import { phoneticKey } from "../normalize/phonetic.ts";
 import { canonicalSuffix } from "./suffix.ts";
 import { newColumn, type TypedColumn, writePacked } from "../packed_file.ts";
 import {
   ADDRESS_COLUMNS,
+  ALT_COLUMNS,
   asciiBytes,
   FORMAT_VERSION,
   HASH_TABLES,
@@ -30,6 +32,8 @@ export interface BanRow {
   acheminement: string;
   lat: number;
   lon: number;
+  /** Other names of the street or of the address's place: BAN `alias`, `nom_ld` / `lieudit_complement_nom`. */
+  altNames?: readonly string[];
 }
 
 interface StreetAcc {
@@ -42,6 +46,7 @@ interface StreetAcc {
   achems: number[];
   lats: number[];
   lons: number[];
+  alts: Set<string>;
 }
 
 class Interner {
@@ -89,8 +94,13 @@ export class IndexBuilder {
         achems: [],
         lats: [],
         lons: [],
+        alts: new Set(),
       };
       this.#streets.set(id, st);
+    }
+    for (const alt of row.altNames ?? []) {
+      const name = alt.trim();
+      if (name !== "" && name !== row.nomVoie) st.alts.add(name);
     }
     st.numbers.push(row.numero);
     st.suffixes.push(this.#suffixes.id(row.rep.trim().toLowerCase()));
@@ -122,10 +132,23 @@ export class IndexBuilder {
     const streetCount = entries.length;
     const addressCount = this.#rows;
     const suffixOrder = this.#suffixes.list.map((s) => canonicalSuffix(s));
+    // Alternative names whose key differs from the street's own; "Lieu-dit X" is keyed "x", as a query reads it.
+    const alts: { street: number; key: string }[] = [];
+    for (const [i, { st, key }] of entries.entries()) {
+      const seen = new Set<string>([key.key]);
+      for (const name of st.alts) {
+        const k = streetKey(name);
+        const altKey = k.type === LIEU_DIT && k.nameTokens.length > 0 ? k.nameTokens.join(" ") : k.key;
+        if (altKey === "" || seen.has(altKey)) continue;
+        seen.add(altKey);
+        alts.push({ street: i, key: altKey });
+      }
+    }
 
     const cols = {} as Record<string, TypedColumn>;
     for (const [name, type] of Object.entries(STREET_COLUMNS)) cols[name] = newColumn(type, streetCount);
     for (const [name, type] of Object.entries(ADDRESS_COLUMNS)) cols[name] = newColumn(type, addressCount);
+    for (const [name, type] of Object.entries(ALT_COLUMNS)) cols[name] = newColumn(type, alts.length);
     let hashBits = 4;
     while (1 << hashBits < streetCount * 2) hashBits++;
     for (const [name, type] of Object.entries(HASH_TABLES)) cols[name] = newColumn(type, 1 << hashBits).fill(NIL);
@@ -214,6 +237,15 @@ export class IndexBuilder {
       }
       // The street's postcode is its most frequent one (a 16e street can carry both 75016 and 75116).
       cols.stPostcode![i] = [...pcCount.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 0;
+    }
+
+    for (const [a, { street, key }] of alts.entries()) {
+      const bytes = asciiBytes(key);
+      const [off, len] = put(bytes);
+      cols.altStreet![a] = street;
+      cols.altKeyOff![a] = off;
+      cols.altKeyLen![a] = len;
+      link("hashAlt", "altNext", hashBytes(bytes, 0, bytes.length), a);
     }
 
     // Per commune, its streets ordered by the length of their name (without the type).

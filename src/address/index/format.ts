@@ -4,7 +4,9 @@
 import type { PackedFormat, SectionPlace, SectionType } from "../packed_file.ts";
 
 export const MAGIC = "VRAIBAN4";
-export const FORMAT_VERSION = 4;
+// 5: numbers inside street names are spelled out in the match keys (normalize/number_words.ts), and streets carry
+// alternative names (ALT_COLUMNS): older files are imported again.
+export const FORMAT_VERSION = 5;
 /** End of a hash chain. */
 export const NIL = 0xffffffff;
 
@@ -48,17 +50,29 @@ export const ADDRESS_COLUMNS = {
   adLon: "i32",
 } as const satisfies Record<string, SectionType>;
 
+/** Alternative names of streets (BAN `alias`, and the lieu-dit of their addresses, `nom_ld` or
+ *  `lieudit_complement_nom`): one row per (street, name), found exactly through hashAlt (issue 14 item 7). */
+export const ALT_COLUMNS = {
+  altStreet: "u32",
+  altKeyOff: "u32",
+  altKeyLen: "u16",
+  altNext: "u32",
+} as const satisfies Record<string, SectionType>;
+
 export const HASH_TABLES = {
   hashKey: "u32",
   hashName: "u32",
   hashAfnor: "u32",
   hashPhon: "u32",
+  hashAlt: "u32",
 } as const satisfies Record<string, SectionType>;
 
-/** Every section in file order: the street columns, the address columns, the hash tables, then the string blob. */
+/** Every section in file order: the street columns, the address columns, the alternative names, the hash tables, then
+ *  the string blob. */
 export const INDEX_SECTIONS = {
   ...STREET_COLUMNS,
   ...ADDRESS_COLUMNS,
+  ...ALT_COLUMNS,
   ...HASH_TABLES,
   blob: "u8",
 } as const satisfies Record<string, SectionType>;

@@ -5,7 +5,10 @@ import { renameSync, rmSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Readable } from "node:stream";
 import { Agent, interceptors, request } from "undici";
+import { compileReference } from "../reference/compile.ts";
 import { readBanCsv } from "./ban_csv.ts";
+import type { BanRow } from "./builder.ts";
+import { CommuneCodeMapper, type CommuneCodes, communeCodes } from "./commune_codes.ts";
 import { splitByDepartement, UnsortedSourceError, type SplitIndex } from "./split_departements.ts";
 
 export interface ImportProgress {
@@ -26,6 +29,10 @@ export interface ImportOptions {
   indexDir: string;
   onProgress?: (progress: ImportProgress) => void;
   signal?: AbortSignal;
+  /** Current and former INSEE codes (commune_codes.ts); compiled from the nationwide reference when omitted. */
+  communeCodes?: CommuneCodes;
+  /** Told when rows carry INSEE codes of no commune; process.emitWarning() when omitted. */
+  onWarning?: (message: string) => void;
 }
 
 export interface ImportResult {
@@ -34,6 +41,10 @@ export interface ImportResult {
   rows: number;
   bytes: number;
   ms: number;
+  /** Rows that carried a former commune's code, indexed under the current commune. */
+  remappedRows: number;
+  /** Rows whose INSEE code is no commune of the reference (indexed as written), by code. */
+  unknownCommunes: Record<string, number>;
 }
 
 const CODE = /^(?:\d{2}|2[AB]|97\d)$/i;
@@ -91,7 +102,23 @@ async function open(source: string, options: ImportOptions): Promise<OpenedSourc
   return { stream: path, name: file, expected, total: statSync(path).size };
 }
 
-async function importPass(source: string, options: ImportOptions, grouped: boolean): Promise<SplitIndex[]> {
+let compiledCodes: CommuneCodes | undefined;
+/** The reference's commune codes, compiled once per process (a start may import several départements). */
+function referenceCodes(): CommuneCodes {
+  compiledCodes ??= communeCodes(compileReference());
+  return compiledCodes;
+}
+
+async function* mapped(rows: AsyncIterable<BanRow>, mapper: CommuneCodeMapper): AsyncGenerator<BanRow> {
+  for await (const row of rows) yield mapper.map(row);
+}
+
+async function importPass(
+  source: string,
+  options: ImportOptions,
+  pass: { grouped: boolean; mapper: CommuneCodeMapper },
+): Promise<SplitIndex[]> {
+  const { grouped, mapper } = pass;
   const { stream, name, expected, total } = await open(source, options);
   let bytes = 0;
   const rows = readBanCsv(stream, {
@@ -99,7 +126,7 @@ async function importPass(source: string, options: ImportOptions, grouped: boole
       bytes = n;
     },
   });
-  const written = await splitByDepartement(rows, {
+  const written = await splitByDepartement(mapped(rows, mapper), {
     indexDir: options.indexDir,
     grouped,
     expected,
@@ -117,12 +144,15 @@ async function importPass(source: string, options: ImportOptions, grouped: boole
  * (downloaded again for a URL) keeping one builder per département; official BAN exports are sorted and read once.
  */
 export async function importBan(source: string, options: ImportOptions): Promise<ImportResult[]> {
+  const codes = options.communeCodes ?? referenceCodes();
+  let mapper = new CommuneCodeMapper(codes);
   let written: SplitIndex[];
   try {
-    written = await importPass(source, options, false);
+    written = await importPass(source, options, { grouped: false, mapper });
   } catch (err) {
     if (!(err instanceof UnsortedSourceError)) throw err;
-    written = await importPass(source, options, true);
+    mapper = new CommuneCodeMapper(codes);
+    written = await importPass(source, options, { grouped: true, mapper });
   }
   try {
     for (const w of written) renameSync(w.tmpPath, w.path);
@@ -130,5 +160,24 @@ export async function importBan(source: string, options: ImportOptions): Promise
     for (const w of written) rmSync(w.tmpPath, { force: true });
     throw err;
   }
-  return written.map(({ departement, path, rows, bytes, ms }) => ({ departement, path, rows, bytes, ms }));
+  if (mapper.unknownRows > 0) {
+    const codes = mapper.unknownCodes;
+    const listed = codes.slice(0, 10).map(([code, n]) => `${code} (${n})`);
+    const more = codes.length > 10 ? `, and ${codes.length - 10} more` : "";
+    const message = `BAN import: ${mapper.unknownRows} rows carry INSEE codes of no current or former commune, indexed as written: ${listed.join(", ")}${more}`;
+    if (options.onWarning) options.onWarning(message);
+    else process.emitWarning(message, { code: "VRAI_BAN_UNKNOWN_COMMUNE" });
+  }
+  return written.map(({ departement, path, rows, bytes, ms }) => {
+    const counts = mapper.counts(departement);
+    return {
+      departement,
+      path,
+      rows,
+      bytes,
+      ms,
+      remappedRows: counts.remapped,
+      unknownCommunes: Object.fromEntries(counts.unknown),
+    };
+  });
 }

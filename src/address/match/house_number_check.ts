@@ -2,7 +2,6 @@
 // does not have → out of range; inside the range but unlisted → fine, coordinates interpolated between the nearest
 // listed numbers of the same side of the street (same parity), or null.
 import type { BanIndex } from "../index/ban_index.ts";
-import { SUFFIX_WORD } from "../parse/house_number.ts";
 
 const ORDINAL_WORDS = new Set(["bis", "ter", "quater", "quinquies", "sexies"]);
 
@@ -18,6 +17,14 @@ export interface NumberCheck {
   longitude: number | null;
 }
 
+/** The letters BAN reads as words (adresses-util rewriteSuffixes): b, t, q only. Every other letter stays a letter,
+ *  c and s included ("1C Rue Neuve" is 1 C, never "1 quinquies": issue 14 §suffix letters). */
+const WORD_LETTERS: Readonly<Record<string, string>> = Object.assign(Object.create(null) as Record<string, string>, {
+  b: "bis",
+  t: "ter",
+  q: "quater",
+});
+
 /** BAN rule (adresses-util rewriteSuffixes): b/t/q read as bis/ter/quater only when every suffix of that number
  *  in the street is one of those letters; otherwise they are letters (1, 1a, 1b). */
 function displaySuffix(index: BanIndex, at: { rows: [number, number]; row: number }): string | null {
@@ -28,11 +35,11 @@ function displaySuffix(index: BanIndex, at: { rows: [number, number]; row: numbe
   let allOrdinal = true;
   for (let r = rows[0]; r < rows[1]; r++) {
     const other = index.header.suffixes[index.ad.adSuffix[r]!]!;
-    if (other !== "" && !(other.length === 1 && SUFFIX_WORD[other] !== undefined) && !ORDINAL_WORDS.has(other)) {
+    if (other !== "" && !(other.length === 1 && WORD_LETTERS[other] !== undefined) && !ORDINAL_WORDS.has(other)) {
       allOrdinal = false;
     }
   }
-  return allOrdinal && SUFFIX_WORD[rep] ? SUFFIX_WORD[rep]! : rep.toUpperCase();
+  return allOrdinal && WORD_LETTERS[rep] ? WORD_LETTERS[rep]! : rep.toUpperCase();
 }
 
 function interpolate(
@@ -107,7 +114,7 @@ export function checkHouseNumber(index: BanIndex, query: NumberQuery): NumberChe
   return {
     status: "in_range",
     row: null,
-    suffix: suffix === null ? null : (SUFFIX_WORD[suffix] ?? suffix.toUpperCase()),
+    suffix: suffix === null ? null : (WORD_LETTERS[suffix] ?? suffix.toUpperCase()),
     ...interpolate(index, { street, num }),
   };
 }

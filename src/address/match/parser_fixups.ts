@@ -2,6 +2,9 @@
 // whether a run of words names a French city. Each one edits the parsed address in place.
 import type { ParsedAddress } from "../parse/parse_address.ts";
 import type { Reference } from "../reference/reference.ts";
+import type { ScopedTier } from "./plan_cache.ts";
+import { streetQuery } from "./search_order.ts";
+import { exactStreets } from "./street_search.ts";
 
 /** Trailing words of a street tried as a city name, longest first: four cover the usual long names
  *  ("Saint-Germain-en-Laye" is four words once tokenised). */
@@ -40,4 +43,20 @@ export function cityFromStreet(p: ParsedAddress, ref: Reference): void {
       return;
     }
   }
+}
+
+/** "Pont Alexandre 3, 75008 Paris": a number read after the street is part of its name when the whole text names a
+ *  street of the plan exactly (BAN's "Pont Alexandre III", spelled out in the keys: normalize/number_words.ts); the
+ *  address then has no house number. Otherwise the number stays a house number ("Boulevard Saint-Martin 20"). */
+export function numberInName(p: ParsedAddress, scoped: readonly ScopedTier[]): void {
+  if (!p.numberAfterStreet || p.street === null || p.houseNumber === null) return;
+  const whole = `${p.street} ${p.houseNumber}${p.suffix ?? ""}`;
+  const query = streetQuery(whole);
+  // The number must stay in the key: a word the key drops would make any street "its own name plus a number".
+  if (query.key.key === streetQuery(p.street).key.key) return;
+  if (!scoped.some(({ scopes }) => exactStreets(query, scopes).some((h) => h.cost === 0))) return;
+  p.street = whole;
+  p.houseNumber = null;
+  p.suffix = null;
+  p.numberAfterStreet = false;
 }

@@ -22,6 +22,9 @@ export interface SearchPlan {
   postcode: string | null;
   /** No postcode or city at all: look the street up in every indexed département, exact names only. */
   anywhere: boolean;
+  /** Reasons the place gives when the street cannot be looked for (none given, or its commune is not indexed): a
+   *  one-digit slip of the city's postcode is still postcode_corrected there. */
+  unsearched?: AddressReason[];
 }
 
 /** The search plan of a parsed address; depends on its postcode, city and CEDEX département only. */
@@ -56,6 +59,21 @@ export function resolvePlace(p: ParsedAddress, ref: Reference): SearchPlan {
       // The pair does not go together: the street decides which one is wrong.
       // The best kind of match only: "Paris" is the 20 arrondissements, not every commune delivered as PARIS.
       const citySide = cityMatches[0]!.communes;
+      const slip = postcodeSlip(ref, p.postcode!, citySide);
+      if (slip !== null) {
+        // "15110 Roffiac" for 15100: the city's commune first, the communes of the postcode written second.
+        return {
+          reasons,
+          tiers: [
+            { communes: slip.communes, onFound: ["postcode_corrected"] },
+            { communes: minus(byPostcode, slip.communes), onFound: ["city_corrected"] },
+          ],
+          notFound: ["postcode_corrected"],
+          postcode: slip.postcode,
+          anywhere: false,
+          unsearched: ["postcode_corrected"],
+        };
+      }
       return {
         reasons,
         tiers: [
@@ -92,6 +110,17 @@ export function resolvePlace(p: ParsedAddress, ref: Reference): SearchPlan {
     if (cityMatches.length > 0) {
       // The best kind of match only: "Paris" is the 20 arrondissements, not every commune delivered as PARIS.
       const citySide = cityMatches[0]!.communes;
+      const slip = postcodeSlip(ref, p.postcode!, citySide);
+      if (slip !== null) {
+        return {
+          reasons,
+          tiers: [{ communes: slip.communes, onFound: ["postcode_corrected"] }],
+          notFound: ["postcode_corrected"],
+          postcode: slip.postcode,
+          anywhere: false,
+          unsearched: ["postcode_corrected"],
+        };
+      }
       return {
         reasons,
         tiers: [{ communes: citySide, onFound: ["postcode_corrected"] }],
@@ -150,6 +179,39 @@ export function resolvePlace(p: ParsedAddress, ref: Reference): SearchPlan {
 
   reasons.push(...missingPostcode, "missing_city");
   return { reasons, tiers: [], notFound: [], postcode, anywhere: true };
+}
+
+/** The postcode of the named city one digit away from the one written, in the same département ("15110" for
+ *  Roffiac's only 15100), with the communes it serves among the city's; null when none is, or when two are (never a
+ *  guess: "15140 Leucamp" is as near 15120 as 15130; issue 14 §postcode slip). */
+export function postcodeSlip(
+  ref: Reference,
+  written: string,
+  communes: readonly string[],
+): { postcode: string; communes: string[] } | null {
+  if (!/^\d{5}$/.test(written)) return null;
+  let found: string | null = null;
+  const served: string[] = [];
+  for (const c of communes) {
+    for (const pc of ref.postcodesOf(c)) {
+      if (!oneDigitApart(pc, written)) continue;
+      if (found !== null && found !== pc) return null;
+      found = pc;
+      served.push(c);
+    }
+  }
+  return found === null ? null : { postcode: found, communes: unique(served) };
+}
+
+/** Same département digits, exactly one other digit different: the département is the part of a postcode people
+ *  know best, and a postcode of another département is a mismatch ("50590 Fonteny" is not Fonteny's 57590). */
+function oneDigitApart(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  const departement = a.startsWith("97") ? 3 : 2;
+  if (a.slice(0, departement) !== b.slice(0, departement)) return false;
+  let diff = 0;
+  for (let i = departement; i < a.length; i++) if (a[i] !== b[i] && ++diff > 1) return false;
+  return diff === 1;
 }
 
 function unique<T>(values: Iterable<T>): T[] {

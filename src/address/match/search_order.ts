@@ -3,7 +3,7 @@
 // names in every indexed département. The street lookups themselves are street_search.ts.
 import type { BanIndex } from "../index/ban_index.ts";
 import { streetKey } from "../normalize/match_key.ts";
-import { guessStreetType } from "../normalize/street_types.ts";
+import { guessStreetType, LIEU_DIT } from "../normalize/street_types.ts";
 import { LATER_TIER_MAX_EDITS } from "./fuzzy_budget.ts";
 import type { SearchTier } from "./place.ts";
 import type { ScopedTier } from "./plan_cache.ts";
@@ -29,9 +29,12 @@ export interface Found {
 /** Whether a street hit has the house number (always false without one): the tie-breaker of the search. */
 export type HasNumber = (h: StreetHit) => boolean;
 
-/** The query for a street; a misspelt type word ("Aveue de Clichy") is guessed when it is one slip from a type. */
+/** The query for a street; a misspelt type word ("Aveue de Clichy") is guessed when it is one slip from a type.
+ *  "Lieu-dit", "ld", "lieudit" only introduce a name: BAN writes the lieu-dit without them ("Le Village"), so the
+ *  query is the name alone (docs/address_rules.md §2 and §6, issue 14 §lieux-dits). */
 export function streetQuery(street: string): StreetQuery {
-  const key = streetKey(street);
+  let key = streetKey(street);
+  if (key.type === LIEU_DIT && key.nameTokens.length > 0) key = streetKey(key.nameTokens.join(" "));
   const nameWords = nameWordsOf(street);
   if (key.type === null) {
     const words = key.key.split(" ");

@@ -6,6 +6,7 @@ import type { BanIndex } from "../index/ban_index.ts";
 import { asciiBytes, letterMask } from "../index/format.ts";
 import type { StreetKey } from "../normalize/match_key.ts";
 import { phoneticKey } from "../normalize/phonetic.ts";
+import { NAME_INTRODUCERS } from "../normalize/street_types.ts";
 import { STOP_WORDS } from "../normalize/stop_words.ts";
 import { tokenize } from "../normalize/tokenize.ts";
 import {
@@ -116,7 +117,8 @@ export function prepareQuery(key: StreetKey, options: { typeGuessed?: boolean; n
 function typeScore(q: StreetQuery, index: BanIndex, street: number): number {
   const t = index.st.stTypeLen[street]!;
   if (q.key.type === null) return t === 0 ? 0 : MISSING_TYPE_COST;
-  if (t === 0) return OTHER_TYPE_COST;
+  // "Hameau Le Village" for BAN's lieu-dit "Le Village": the word only said that a name follows.
+  if (t === 0) return NAME_INTRODUCERS.has(q.key.type) ? 0 : OTHER_TYPE_COST;
   const len = t - 1;
   if (len !== q.key.type.length) return OTHER_TYPE_COST;
   const off = index.st.stKeyOff[street]!;
@@ -124,7 +126,8 @@ function typeScore(q: StreetQuery, index: BanIndex, street: number): number {
   return 0;
 }
 
-/** Exact matches: the full key, or the NF Z 10-011 short form (abbreviations the other way round). */
+/** Exact matches: the full key, the NF Z 10-011 short form (abbreviations the other way round), or an alternative
+ *  name. */
 export function exactStreets(q: StreetQuery, scopes: readonly CommuneScope[]): StreetHit[] {
   const out: StreetHit[] = [];
   const ids: number[] = [];
@@ -133,6 +136,8 @@ export function exactStreets(q: StreetQuery, scopes: readonly CommuneScope[]): S
     ids.length = 0;
     index.byKey(q.keyBytes, ids);
     if (ids.length === 0) index.byAfnor(q.keyBytes, ids);
+    // An alias or the lieu-dit of the street's addresses names it as well as its own name (issue 14 item 7).
+    if (ids.length === 0) index.byAlt(q.keyBytes, ids);
     for (const s of ids) {
       if (communes.includes(index.st.stCommune[s]!) && sameNameWords(q, index, s))
         out.push({ index, street: s, cost: typeEdit, scores: { name: 0, type: typeEdit } });

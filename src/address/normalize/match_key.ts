@@ -1,6 +1,7 @@
 // The match keys of streets and cities: the same PROCESSORS run over BAN names at import time and over user input at
 // query time, so the two sides can only meet in the same form (docs/address_rules.md §1 "match key").
 import { expandAbbreviations } from "./expand_abbrev.ts";
+import { numberWords } from "./number_words.ts";
 import { foldOrdinalWord } from "./ordinal.ts";
 import { pipe, type TokenProcessor } from "./pipe.ts";
 import { STOP_WORDS } from "./stop_words.ts";
@@ -42,6 +43,7 @@ export const STREET_PROCESSORS: readonly TokenProcessor[] = [
   expandTitles,
   foldOrdinals,
   removeLeadingZeros,
+  numberWords,
   dropStopWords,
 ];
 

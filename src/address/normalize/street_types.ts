@@ -97,6 +97,13 @@ const MULTI: ReadonlyArray<readonly [RegExp, string]> = [
   [/\blieux? dits?\b/g, "lieudit"],
 ];
 
+/** The match-key type of "Lieu-dit", "ld", "lieudit": a word that introduces a name, never part of BAN's. */
+export const LIEU_DIT = "lieudit";
+
+/** Types that may introduce a name BAN writes with no type at all: "26 hameau Le Village" is BAN's "Le Village"
+ *  (BAN lieux-dits have no street type; issue 14 §lieux-dits). */
+export const NAME_INTRODUCERS: ReadonlySet<string> = new Set([LIEU_DIT, "hameau"]);
+
 /** The full type for a word in type position ("bd" → "boulevard"), or undefined when it is no type. */
 export function expandStreetType(word: string): string | undefined {
   return EXPAND.get(word);

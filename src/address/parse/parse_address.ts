@@ -18,6 +18,9 @@ export interface ParsedAddress {
   countryFrom: "segment" | "words" | null;
   /** Set when the postcode given was a CEDEX code: only its département says something (docs/address_rules.md §6). */
   cedexDepartement: string | null;
+  /** The number was read after the street ("Boulevard Saint-Martin 20"): it may belong to the name ("Pont Alexandre
+   *  3" for BAN's "Pont Alexandre III"), which only the index can tell (match/parser_fixups.ts). */
+  numberAfterStreet?: boolean;
 }
 
 const POSTCODE = /(?:^|[\s,])(\d{5})(?=[\s,.]|$)/g;
@@ -115,6 +118,7 @@ export function parseAddress(input: AddressInput): ParsedAddress {
   let country: string | null = null;
   let countryFrom: ParsedAddress["countryFrom"] = null;
   let cedexDepartement: string | null = null;
+  let numberAfterStreet = false;
 
   const line = blank(input.line);
   if (line !== null) {
@@ -133,6 +137,7 @@ export function parseAddress(input: AddressInput): ParsedAddress {
         houseNumber = trailing.number;
         suffix = foldSuffix(trailing.suffix);
         street = trailing.rest;
+        numberAfterStreet = true;
       }
     }
   }
@@ -141,6 +146,7 @@ export function parseAddress(input: AddressInput): ParsedAddress {
   if (fieldStreet !== null) {
     const cleaned = cleanPart(extractAddress(cleanQuery(fieldStreet)));
     const hn = readHouseNumber(cleaned);
+    numberAfterStreet = false;
     if (hn && hn.rest !== "") {
       houseNumber = hn.number;
       suffix = foldSuffix(hn.suffix);
@@ -153,6 +159,7 @@ export function parseAddress(input: AddressInput): ParsedAddress {
   if (fieldNumber !== null) {
     const hn = readHouseNumber(fieldNumber.replace(/\s+/g, " "));
     if (hn) {
+      numberAfterStreet = false;
       houseNumber = hn.number;
       suffix = foldSuffix(hn.suffix ?? (/^[a-z]+$/i.test(hn.rest) ? hn.rest.toLowerCase() : null));
     }
@@ -178,5 +185,7 @@ export function parseAddress(input: AddressInput): ParsedAddress {
     countryFrom = null;
   }
 
-  return { houseNumber, suffix, street, postcode, city, country, countryFrom, cedexDepartement };
+  const parsed: ParsedAddress = { houseNumber, suffix, street, postcode, city, country, countryFrom, cedexDepartement };
+  if (numberAfterStreet) parsed.numberAfterStreet = true;
+  return parsed;
 }
