@@ -1,6 +1,6 @@
 // Piscina worker: one AddressMatcher per thread over the shared index buffers (no copy), then one batch of matches
-// per task (see src/address/batcher.ts). Loaded through workers/tsx_bootstrap.mjs, which needs this module's default
-// export (piscina's contract).
+// per task (see src/address/batcher.ts). Loaded compiled (npm start) or through workers/tsx_bootstrap.mjs (src/paths.ts);
+// either way piscina needs this module's default export.
 import { workerData } from "node:worker_threads";
 import { matcherFromShared, type SharedMatcherData } from "../src/address/match.ts";
 import type { AddressInput, AddressVerification } from "../src/address/types.ts";

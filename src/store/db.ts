@@ -5,8 +5,11 @@ import { Worker } from "node:worker_threads";
 import { existsSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Config } from "../config.ts";
+import { createLogger, type Logger } from "../log.ts";
+import { makeOwnerOnly, restrictUmask, secureStateDir } from "./owner_only.ts";
 import { lockStateDir, stateDirOwner, type StateDirLock } from "./state_dir_lock.ts";
 import { migrate } from "./migrate.ts";
+import { workerModule } from "../paths.ts";
 
 export type Sql = postgres.Sql;
 /** A connection pool or an open transaction: what a query can run on. */
@@ -25,11 +28,13 @@ export interface OpenDatabaseOptions {
   joinRunning?: boolean;
   /** Connections in the pool (PostgreSQL). */
   max?: number;
+  /** Embedded only: where the warning about STATE_DIR entries open to other users goes (default: stderr). */
+  log?: Logger;
 }
 
 const SOCKET_NAME = ".s.PGSQL.5432";
-const bootstrap = new URL("../../workers/tsx_bootstrap.mjs", import.meta.url);
-const workerEntry = new URL("./pglite_worker.ts", import.meta.url).href;
+/** PGlite's worker thread: compiled, or through tsx from source (paths.ts). */
+const pgliteWorker = workerModule("src/store/pglite_worker.ts");
 
 function connectOptions(extra: postgres.Options<Record<string, never>>): postgres.Options<Record<string, never>> {
   return { onnotice: () => {}, idle_timeout: 30, connect_timeout: 5, ...extra };
@@ -85,10 +90,14 @@ async function openEmbedded(stateDir: string, options: OpenDatabaseOptions): Pro
     );
     return { sql, kind: "embedded", close: () => sql.end({ timeout: 5 }) };
   }
+  // Owner-only state (owner_only.ts): from now on this process creates nothing that others can read, and what is
+  // there already is made owner-only (and named in a warning) before the database writes anything.
+  restrictUmask();
   const lock: StateDirLock = lockStateDir(stateDir);
+  secureStateDir(stateDir, { log: options.log ?? createLogger({ write: (line) => process.stderr.write(line) }) });
   rmSync(socketPath, { force: true }); // left by a process that died
-  const worker = new Worker(bootstrap, {
-    workerData: { entry: workerEntry, dataDir: join(stateDir, "pgdata"), socketPath },
+  const worker = new Worker(pgliteWorker.filename, {
+    workerData: { ...pgliteWorker.workerData, dataDir: join(stateDir, "pgdata"), socketPath },
   });
   try {
     await new Promise<void>((ready, fail) => {
@@ -103,6 +112,8 @@ async function openEmbedded(stateDir: string, options: OpenDatabaseOptions): Pro
     lock.release();
     throw error;
   }
+  // PGlite wrote the files of a new database 0666 whatever the umask: they are its own, so no warning.
+  makeOwnerOnly(stateDir);
   worker.removeAllListeners("exit");
   worker.removeAllListeners("error");
   worker.on("error", () => {}); // reported through failing queries

@@ -2,8 +2,10 @@
 // two processes starting together from applying the same file twice.
 import { readdirSync, readFileSync } from "node:fs";
 import type postgres from "postgres";
+import { projectFile } from "../paths.ts";
 
-const MIGRATIONS_DIR = new URL("./migrations/", import.meta.url);
+// From the project root, not from this module: the .sql files are not compiled into dist/ (paths.ts).
+const MIGRATIONS_DIR = projectFile("src/store/migrations/");
 const MIGRATION_LOCK = 726_1001;
 
 export async function migrate(sql: postgres.Sql): Promise<string[]> {

@@ -27,6 +27,11 @@ export interface StartChildServerOptions {
   env?: Record<string, string>;
   /** Extra node options placed before the script, e.g. ["--max-semi-space-size=1", "--expose-gc"]. */
   nodeFlags?: string[];
+  /**
+   * Run `npm start` (the compiled program, workers/start.mjs) instead of `script` under tsx; `script` then only names
+   * it in messages, `nodeFlags` are ignored, and the child is npm. Coverage is not collected there (dist/ is not src/).
+   */
+  npmStart?: boolean;
   /** Once the port is known, GET this until it answers 200. */
   readyPath?: string;
   /** Bound on the whole start: the "started" line, then `readyPath`. The process is killed past it. */
@@ -43,11 +48,21 @@ export interface StartChildServerOptions {
  * `readyPath`. A process that exits before that resolves too: `exited` and `output()` say why, `url` throws.
  */
 export async function startChildServer(script: string, options: StartChildServerOptions = {}): Promise<ServerProcess> {
-  const { env = {}, nodeFlags = [], readyPath = "/healthz", timeoutMs = 60_000, keepOutput = true } = options;
+  const {
+    env = {},
+    nodeFlags = [],
+    npmStart = false,
+    readyPath = "/healthz",
+    timeoutMs = 60_000,
+    keepOutput = true,
+  } = options;
   const began = Date.now();
-  const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", script], {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: "0", HOST: "127.0.0.1", ...env };
+  if (npmStart) delete childEnv.NODE_V8_COVERAGE;
+  const [command, args] = npmStart ? ["npm", ["start"]] : [process.execPath, [...nodeFlags, "--import", "tsx", script]];
+  const child = spawn(command, args, {
     cwd: ROOT,
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ...env },
+    env: childEnv,
     stdio: ["ignore", "pipe", keepOutput ? "pipe" : "inherit"],
   });
   let out = "";
@@ -161,7 +176,8 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runKeysCli(env: Record<string, string>, args: string[]): Promise<CliResult> {
+/** `npm run keys`; a run that does not end within `timeoutMs` is killed and counts as failed (its stderr says so). */
+export function runKeysCli(env: Record<string, string>, args: string[], timeoutMs = 30_000): Promise<CliResult> {
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli/keys.ts", ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -171,7 +187,17 @@ export function runKeysCli(env: Record<string, string>, args: string[]): Promise
   let stderr = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));
   child.stderr.on("data", (chunk) => (stderr += chunk));
-  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stdout, stderr })));
+  const timer = setTimeout(() => {
+    stderr += `keys ${args[0]} did not end within ${timeoutMs / 1000} s`;
+    child.kill("SIGKILL");
+  }, timeoutMs);
+  // "close", not "exit": the output may still be in the pipes when the process exits.
+  return new Promise((resolve) =>
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
 }
 
 /** Runs `npm run keys -- create <args> --json` against a STATE_DIR or DATABASE_URL and returns the key. */

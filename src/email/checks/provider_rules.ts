@@ -2,6 +2,7 @@
 // A quoted local part that needs no quotes ("jean.dupont"@gmail.com) reaches this check unquoted (the syntax check
 // strips quotes that RFC 5322 §3.2.4 calls semantically invisible), so it is judged as jean.dupont@gmail.com.
 import { readFileSync } from "node:fs";
+import { projectFile } from "../../paths.ts";
 import type { CheckOutcome, ParsedEmail } from "../types.ts";
 import type { CheckContext } from "./context.ts";
 
@@ -27,9 +28,7 @@ export interface ProviderRule {
 }
 
 function load(): Map<string, ProviderRule> {
-  const file = JSON.parse(
-    readFileSync(new URL("../../../data/email/provider_rules.json", import.meta.url), "utf8"),
-  ) as RuleFile;
+  const file = JSON.parse(readFileSync(projectFile("data/email/provider_rules.json"), "utf8")) as RuleFile;
   const byDomain = new Map<string, ProviderRule>();
   for (const r of file.rules) {
     const rule: ProviderRule = {

@@ -3,11 +3,12 @@
 // Never settles: a role mailbox may well exist, so the pipeline goes on and the verdict is at best risky.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { projectFile } from "../../paths.ts";
 import type { CheckOutcome, ParsedEmail } from "../types.ts";
 import type { CheckContext } from "./context.ts";
 
 const require = createRequire(import.meta.url);
-const french = JSON.parse(readFileSync(new URL("../../../data/email/roles_fr.json", import.meta.url), "utf8")) as {
+const french = JSON.parse(readFileSync(projectFile("data/email/roles_fr.json"), "utf8")) as {
   roles: Array<{ local: string }>;
 };
 

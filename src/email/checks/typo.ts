@@ -3,6 +3,7 @@
 // or known real domain is never flagged; the suggestion is never applied for the caller (spec: "must never be applied
 // automatically"). Data and the source of every entry: data/email/typo_domains.json.
 import { readFileSync } from "node:fs";
+import { projectFile } from "../../paths.ts";
 import { parse as parseDomain } from "tldts";
 import type { CheckOutcome, ParsedEmail } from "../types.ts";
 import type { CheckContext } from "./context.ts";
@@ -24,9 +25,7 @@ interface TypoFile {
   common_tlds: Array<{ tld: string; source: Source }>;
 }
 
-const file = JSON.parse(
-  readFileSync(new URL("../../../data/email/typo_domains.json", import.meta.url), "utf8"),
-) as TypoFile;
+const file = JSON.parse(readFileSync(projectFile("data/email/typo_domains.json"), "utf8")) as TypoFile;
 
 /** Popular domains in list order (earlier = preferred on a tie). */
 export const POPULAR_DOMAINS: readonly string[] = file.popular.map((p) => p.domain);
