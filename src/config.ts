@@ -44,6 +44,11 @@ export interface Config {
   smtpLocalAddresses: string[];
   /** SMTP_SELFTEST_HOST: mail server the egress self-check connects to; unset: the first MX of a large provider. */
   smtpSelftestHost: string | undefined;
+  /**
+   * AUTH_FAILURES_PER_MINUTE: failed authentications (401) allowed per client address and minute; beyond, calls
+   * without a known key from that address are answered 429 before any key lookup. 0 turns the limit off.
+   */
+  authFailuresPerMinute: number;
 }
 
 export const OFFICIAL_BAN_SOURCE = "https://adresse.data.gouv.fr/data/ban/adresses/latest/csv";
@@ -118,5 +123,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpProxyRules: env.SMTP_PROXY_RULES || undefined,
     smtpLocalAddresses,
     smtpSelftestHost: env.SMTP_SELFTEST_HOST || undefined,
+    authFailuresPerMinute: integer(env, "AUTH_FAILURES_PER_MINUTE", 30, 0),
   };
 }

@@ -3,6 +3,7 @@
 import type { Config } from "./config.ts";
 import { loadPlans } from "./accounts/plans.ts";
 import { createKeyCache } from "./auth/key_cache.ts";
+import { createFailedAuthLimiter } from "./limits/failed_auth_limiter.ts";
 import { createMemoryRateLimiter } from "./limits/memory_rate_limiter.ts";
 import { createPostgresRateLimiter } from "./limits/postgres_rate_limiter.ts";
 import { QuotaLedger } from "./limits/quota.ts";
@@ -16,6 +17,7 @@ export interface CoreServices {
   plans: Services["plans"];
   keys: Services["keys"];
   rate: Services["rate"];
+  failedAuth: Services["failedAuth"];
   quota: QuotaLedger;
 }
 
@@ -30,6 +32,8 @@ export async function buildCore(config: Config, options: { schema?: string } = {
     // One process owns the embedded database, so memory buckets and counters are exact there; processes sharing a
     // PostgreSQL must draw from the same buckets and lock the same quota rows.
     rate: db.kind === "embedded" ? createMemoryRateLimiter() : createPostgresRateLimiter(db.sql),
+    // Per process even on a shared PostgreSQL: a flood is cut off by each process it reaches, at no database cost.
+    failedAuth: createFailedAuthLimiter({ perMinute: config.authFailuresPerMinute }),
     quota: new QuotaLedger(
       db.sql,
       db.kind === "embedded" ? createExclusiveQuotaSettler(db.sql) : createSharedQuotaSettler(db.sql),

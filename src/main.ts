@@ -4,6 +4,7 @@ import { loadConfig } from "./config.ts";
 import { createLogger } from "./log.ts";
 import { buildCore } from "./deps.ts";
 import { createApp } from "./http/app.ts";
+import { secureStateDir } from "./store/owner_only.ts";
 import { serve, type RunningServer } from "./http/serve.ts";
 import { createEmailEngine } from "./email/engine.ts";
 import { startEgressCheck } from "./email/egress/self_check.ts";
@@ -18,6 +19,8 @@ const log = createLogger();
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // The embedded database's directory is the owner's alone; what others could reach is named here, in this log.
+  if (!config.databaseUrl) secureStateDir(config.stateDir, { log });
   const core = await buildCore(config);
   const email = createEmailEngine(config, { log });
   // Can probes leave this host? Checked in the background (start never waits for it), logged once, shown in /readyz.

@@ -5,6 +5,7 @@ import type { Database } from "./store/db.ts";
 import type { Plan } from "./accounts/plans.ts";
 import type { KeyResolver } from "./auth/key_cache.ts";
 import type { RateLimiter } from "./limits/rate_limiter.ts";
+import type { FailedAuthLimiter } from "./limits/failed_auth_limiter.ts";
 import type { QuotaLedger } from "./limits/quota.ts";
 import type { EmailVerification } from "./email/types.ts";
 import type { EmailVerifier } from "./email/verifier.ts";
@@ -37,6 +38,8 @@ export interface Services {
   plans: Record<string, Plan>;
   keys: KeyResolver;
   rate: RateLimiter;
+  /** Failed authentications per client address (AUTH_FAILURES_PER_MINUTE), checked before any key lookup. */
+  failedAuth: FailedAuthLimiter;
   quota: QuotaLedger;
   email: Pick<EmailVerifier, "verify">;
   address: AddressVerifier;

@@ -5,9 +5,17 @@ import type { Sql } from "../store/db.ts";
 import { findKey, type KeyRecord } from "./key_store.ts";
 
 export const KEY_CACHE_TTL_MS = 4000;
+/**
+ * How long a key stays known as valid after its last lookup found it (unrevoked). Known keys still pass the failed-
+ * authentication limit of their address (http/guard.ts): a client sharing an address with a key guesser (NAT) keeps
+ * working. It only lets a key be looked up: revocation still takes effect within KEY_CACHE_TTL_MS.
+ */
+export const KNOWN_VALID_TTL_MS = 10 * 60_000;
 
 export interface KeyResolver {
   resolve(key: string): Promise<KeyRecord | undefined>;
+  /** Whether a lookup found `key` valid within KNOWN_VALID_TTL_MS: a map lookup, no hash, no query. */
+  knownValid(key: string): boolean;
 }
 
 export function createKeyCache(sql: Sql, options: { ttlMs?: number; max?: number } = {}): KeyResolver {
@@ -15,7 +23,9 @@ export function createKeyCache(sql: Sql, options: { ttlMs?: number; max?: number
   // Unknown keys are cached too (as null), so that garbage keys cannot turn into one query each.
   const cache = new LRUCache<string, { record: KeyRecord | null }>({ max, ttl: ttlMs });
   const pending = new Map<string, Promise<KeyRecord | undefined>>();
+  const valid = new LRUCache<string, true>({ max, ttl: KNOWN_VALID_TTL_MS });
   return {
+    knownValid: (key) => valid.has(key),
     async resolve(key) {
       const hit = cache.get(key);
       if (hit) return hit.record ?? undefined;
@@ -25,6 +35,8 @@ export function createKeyCache(sql: Sql, options: { ttlMs?: number; max?: number
         pending.set(key, lookup);
         const record = await lookup;
         cache.set(key, { record: record ?? null });
+        if (record && !record.revokedAt) valid.set(key, true);
+        else valid.delete(key);
         return record;
       }
       return lookup;

@@ -42,7 +42,7 @@ export const PROBLEM_TYPES = {
     status: 429,
     title: "Rate limit exceeded",
     explanation:
-      "The account's per-minute allowance is spent. Wait the number of seconds in Retry-After, then retry; X-RateLimit-* headers show the allowance.",
+      "The account's per-minute allowance is spent, or this client address sent too many invalid keys in the last minute (AUTH_FAILURES_PER_MINUTE). Wait the number of seconds in Retry-After, then retry; X-RateLimit-* headers, when present, show the account's allowance.",
   },
   "quota-exceeded": {
     status: 402,

@@ -1,11 +1,24 @@
 // The first three refusals of every authenticated call, in the order of docs/contract.md §5: 401 (key), 403 (endpoint),
 // 429 (rate). What it admits carries the rate headers that every later answer repeats.
+//
+// Before the key is even looked at, a client address that failed to authenticate too often (AUTH_FAILURES_PER_MINUTE,
+// limits/failed_auth_limiter.ts) is refused 429, unless its key is one a lookup recently found valid: a flood of
+// guessed keys costs no hash and no query. Every 401 says how to authenticate (RFC 6750 §3): `WWW-Authenticate: Bearer
+// realm="vrai"`, with `error="invalid_token"` when a key was sent and is wrong.
 import { bearerToken, parseApiKey } from "../auth/api_key.ts";
 import type { Endpoint, KeyRecord } from "../auth/key_store.ts";
 import type { Plan } from "../accounts/plans.ts";
 import { JOB_READ_BUCKET, type RateDecision } from "../limits/rate_limiter.ts";
 import type { Services } from "../services.ts";
-import { HttpError } from "./errors.ts";
+import { HttpError, type ProblemSlug } from "./errors.ts";
+
+export const WWW_AUTHENTICATE = 'Bearer realm="vrai"';
+export const WWW_AUTHENTICATE_INVALID_TOKEN = 'Bearer realm="vrai", error="invalid_token"';
+
+/** The socket's client address of a request that came through serve.ts; undefined for any other Request. */
+function remoteAddressOf(request: Request): string | undefined {
+  return (request as { remoteAddress?: string }).remoteAddress;
+}
 
 export interface Caller {
   key: KeyRecord;
@@ -29,15 +42,39 @@ export interface AdmitOptions {
 
 export async function admit(request: Request, services: Services, options: AdmitOptions): Promise<Caller> {
   const token = bearerToken(request.headers.get("authorization"));
-  if (token === undefined || parseApiKey(token) === undefined) {
+  const address = remoteAddressOf(request);
+  const failures = services.failedAuth;
+  if (address !== undefined) {
+    const wait = failures.retryAfter(address);
+    if (wait > 0 && (token === undefined || !services.keys.knownValid(token))) {
+      throw new HttpError(
+        "rate-limit-exceeded",
+        `Cannot authenticate: too many failed authentications from this address; retry in ${wait} s`,
+        { headers: { "retry-after": String(wait) } },
+      );
+    }
+  }
+  if (token === undefined) {
+    // No bearer token at all: RFC 6750 §3.1 wants no error code, and nothing was tried, so nothing is counted.
     throw new HttpError(
       "invalid-api-key",
       "Cannot authenticate: send Authorization: Bearer vrai_live_<secret> or vrai_test_<secret>",
+      { headers: { "www-authenticate": WWW_AUTHENTICATE } },
+    );
+  }
+  const refuse = (slug: ProblemSlug, detail: string) => {
+    if (address !== undefined) failures.fail(address);
+    return new HttpError(slug, detail, { headers: { "www-authenticate": WWW_AUTHENTICATE_INVALID_TOKEN } });
+  };
+  if (parseApiKey(token) === undefined) {
+    throw refuse(
+      "invalid-api-key",
+      "Cannot authenticate: the key is malformed; send Authorization: Bearer vrai_live_<secret> or vrai_test_<secret>",
     );
   }
   const key = await services.keys.resolve(token);
-  if (!key) throw new HttpError("invalid-api-key", "Cannot authenticate: the key is unknown");
-  if (key.revokedAt) throw new HttpError("revoked-api-key", `Cannot authenticate: key ${key.prefix}… was revoked`);
+  if (!key) throw refuse("invalid-api-key", "Cannot authenticate: the key is unknown");
+  if (key.revokedAt) throw refuse("revoked-api-key", `Cannot authenticate: key ${key.prefix}… was revoked`);
   if (!key.endpoints.includes(options.endpoint)) {
     throw new HttpError(
       "endpoint-not-allowed",

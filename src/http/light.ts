@@ -30,6 +30,8 @@ export class LightRequest {
     readonly url: string,
     headers: IncomingHttpHeaders,
     private readonly rawBody: Buffer | undefined,
+    /** The client's address as the socket reports it (not a header): what failed authentications are counted by. */
+    readonly remoteAddress: string | undefined = undefined,
   ) {
     this.headers = new NodeHeaders(headers) as unknown as Headers;
   }

@@ -186,7 +186,7 @@ async function handle(app: App, req: IncomingMessage, res: ServerResponse): Prom
     return;
   }
   const body = await readBody(req);
-  const request = new LightRequest(method, REQUEST_ORIGIN + target, req.headers, body);
+  const request = new LightRequest(method, REQUEST_ORIGIN + target, req.headers, body, req.socket.remoteAddress);
   let gone = false;
   res.on("close", () => {
     if (res.writableFinished) return;

@@ -8,6 +8,7 @@
 // holds the session from its first message until PGlite answers ReadyForQuery outside a transaction: a whole
 // exchange, or a whole transaction, runs before another connection's next message (docs/decisions.md "Storage").
 import { PGlite } from "@electric-sql/pglite";
+import { chmodSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { parentPort, workerData } from "node:worker_threads";
 
@@ -179,6 +180,8 @@ await new Promise<void>((listening, fail) => {
   server.once("error", fail);
   server.listen(socketPath, listening);
 });
+// Only the owner may connect (the socket is the whole database): the umask made it so already, this says it.
+chmodSync(socketPath, 0o600);
 parentPort!.postMessage({ type: "ready" });
 
 parentPort!.on("message", async (message: { type: string }) => {

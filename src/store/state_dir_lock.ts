@@ -41,11 +41,11 @@ export function stateDirOwner(dir: string): number | undefined {
 }
 
 export function lockStateDir(dir: string): StateDirLock {
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, "vrai.lock");
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = openSync(file, "wx");
+      const fd = openSync(file, "wx", 0o600);
       writeSync(fd, String(process.pid));
       closeSync(fd);
       let released = false;
