@@ -9,6 +9,7 @@ import { pathnameOf, textResponse } from "./light.ts";
 import { createRouter, type Route } from "./router.ts";
 import { errorPage } from "./routes/error_pages.ts";
 import { healthz, readyzRoute } from "./routes/health.ts";
+import { homeRoute } from "./routes/home.ts";
 import { readJobRoute } from "./routes/read_job.ts";
 import { submitBulkRoute } from "./routes/submit_bulk.ts";
 import { verifyAddressRoute } from "./routes/verify_address.ts";
@@ -47,6 +48,7 @@ export function createApp(services: Services): App {
         }),
     },
     { method: "GET", pattern: "/errors/:slug", handler: errorPage },
+    { method: "GET", pattern: "/", handler: homeRoute({ publicUrl: () => config.publicUrl, describe: buildOpenApi }) },
     { method: "GET", pattern: "/healthz", handler: healthz },
     { method: "GET", pattern: "/readyz", handler: readyzRoute(services) },
   ];

@@ -68,24 +68,160 @@ export async function readJson<S extends v.GenericSchema>(
     }
   }
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
-    const message = `must be a JSON object, got ${data === null ? "null" : Array.isArray(data) ? "an array" : typeof data}`;
+    const message = `the body must be a JSON object, got ${kindOf(data)}`;
     throw new HttpError("invalid-request", `Cannot validate body: ${message}`, {
       extensions: { errors: [{ member: "(body)", message }] },
     });
   }
   const parsed = v.safeParse(schema, data);
   if (!parsed.success) {
-    const errors = parsed.issues.map((issue) => ({
-      member: issue.path?.map((p) => String(p.key)).join(".") || "(body)",
-      message: issue.message,
-    }));
+    const node = schema as unknown as SchemaNode;
+    const errors: ValidationError[] = [
+      ...parsed.issues.map((issue) => ({ member: memberOf(issue.path), message: plainMessage(issue, node) })),
+      ...unknownMembers(node, data, ""),
+    ];
     const detail = errors
       .slice(0, 5)
-      .map((e) => `${e.member}: ${e.message}`)
+      .map((e) => e.message)
       .join("; ");
     throw new HttpError("invalid-request", `Cannot validate body: ${detail}`, {
       extensions: { errors: errors.slice(0, 50) },
     });
   }
   return parsed.output;
+}
+
+/** A validation failure as the caller reads it: the member as a path (`emails[3]`, `address.line`) and a phrase. */
+interface ValidationError {
+  member: string;
+  message: string;
+}
+
+/** The member path of an issue, `emails[3]` or `address.line`; `(body)` for the body itself. */
+function memberOf(path: v.BaseIssue<unknown>["path"]): string {
+  let member = "";
+  for (const item of path ?? []) {
+    if (item.type === "array") member += `[${String(item.key)}]`;
+    else member += member === "" ? String(item.key) : `.${String(item.key)}`;
+  }
+  return member || "(body)";
+}
+
+/** A JSON value's kind, with its article: "a number", "an array", "null". */
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  return typeof value === "undefined" ? "nothing" : `a ${typeof value === "bigint" ? "number" : typeof value}`;
+}
+
+const TYPE_PHRASES: Readonly<Record<string, string>> = {
+  string: "a string",
+  number: "a number",
+  boolean: "true or false",
+  array: "an array",
+  object: "an object",
+  loose_object: "an object",
+  strict_object: "an object",
+  literal: "the value",
+};
+
+/** The length a string must not exceed, when its schema says so: "a string of at most 320 characters". */
+function stringPhrase(requirement: number | undefined): string {
+  return requirement === undefined ? "a string" : `a string of at most ${requirement} characters`;
+}
+
+/**
+ * Valibot's issue in the caller's words, naming the member: `email is required`, `emails[3] must be a string, got a
+ * number`, `email must be a string of at most 320 characters (it has 331)`, `unexpected member "mail"`.
+ */
+function plainMessage(issue: v.BaseIssue<unknown>, schema: SchemaNode): string {
+  const member = memberOf(issue.path);
+  const input = issue.input;
+  switch (issue.type) {
+    case "strict_object":
+    case "object":
+    case "loose_object":
+      if (issue.expected === "never") return `unexpected member "${member}"`;
+      if (input === undefined && issue.path !== undefined && issue.expected !== "Object")
+        return `${member} is required`;
+      return `${member} must be an object, got ${kindOf(input)}`;
+    case "max_length": {
+      const requirement = (issue as { requirement?: number }).requirement;
+      if (typeof input === "string") return `${member} must be ${stringPhrase(requirement)} (it has ${input.length})`;
+      return `${member} must hold at most ${requirement} items, got ${Array.isArray(input) ? input.length : "more"}`;
+    }
+    case "min_length": {
+      const requirement = (issue as { requirement?: number }).requirement;
+      if (requirement === 1) return `${member} must not be empty`;
+      return `${member} must hold at least ${requirement} ${typeof input === "string" ? "characters" : "items"}`;
+    }
+    case "picklist":
+    case "enum":
+      return `${member} must be one of ${String(issue.expected)
+        .replace(/^\((.*)\)$/, "$1")
+        .replaceAll(" | ", ", ")}, got ${issue.received}`;
+    case "literal":
+      return `${member} must be ${issue.expected}, got ${issue.received}`;
+    case "uuid":
+      return `${member} must be a uuid`;
+    case "url":
+      return `${member} must be a URL`;
+    case "check":
+      // Our own checks (schemas.ts) are written as the rest of a sentence about the member.
+      return `${member} ${issue.message}`;
+    case "string":
+      return `${member} must be ${stringPhrase(maxLengthAt(schema, issue.path))}, got ${kindOf(input)}`;
+    default:
+      if (issue.kind === "schema" && Object.hasOwn(TYPE_PHRASES, issue.type)) {
+        return `${member} must be ${TYPE_PHRASES[issue.type]}, got ${kindOf(input)}`;
+      }
+      return `${member} is not valid (${issue.message})`;
+  }
+}
+
+type SchemaNode = {
+  type?: string;
+  entries?: Record<string, SchemaNode>;
+  wrapped?: SchemaNode;
+  item?: SchemaNode;
+  pipe?: ReadonlyArray<{ type?: string; requirement?: unknown }>;
+};
+
+/** The maximum length the schema puts on the member at `path`, if any: told with the type a string must have. */
+function maxLengthAt(schema: SchemaNode, path: v.BaseIssue<unknown>["path"]): number | undefined {
+  let node: SchemaNode | undefined = schema;
+  for (const item of path ?? []) {
+    while (node?.wrapped) node = node.wrapped;
+    node = item.type === "array" ? node?.item : node?.entries?.[String(item.key)];
+  }
+  while (node?.wrapped) node = node.wrapped;
+  const requirement = node?.pipe?.find((action) => action.type === "max_length")?.requirement;
+  return typeof requirement === "number" ? requirement : undefined;
+}
+
+/**
+ * Members of the body the schema does not know, anywhere inside it: dropped from a valid request, but named on a
+ * refused one, where a misspelt member (`mail` for `email`) is the likely cause of `email is required`.
+ */
+function unknownMembers(schema: SchemaNode, data: unknown, path: string): ValidationError[] {
+  let node = schema;
+  while (node.wrapped) node = node.wrapped;
+  if (node.entries && data !== null && typeof data === "object" && !Array.isArray(data)) {
+    const found: ValidationError[] = [];
+    for (const [key, value] of Object.entries(data)) {
+      // The caller's own key, echoed: cut short, so that a hostile body cannot make the answer large.
+      const name = key.length > 64 ? `${key.slice(0, 64)}…` : key;
+      const member = path === "" ? name : `${path}.${name}`;
+      if (!Object.hasOwn(node.entries, key)) {
+        // A strict object reports its own unknown members as issues.
+        if (node.type !== "strict_object") found.push({ member, message: `unexpected member "${member}"` });
+      } else found.push(...unknownMembers(node.entries[key], value, member));
+    }
+    return found.slice(0, 50);
+  }
+  if (node.item && Array.isArray(data)) {
+    return data.flatMap((value, i) => unknownMembers(node.item!, value, `${path}[${i}]`));
+  }
+  return [];
 }

@@ -1,4 +1,5 @@
-// GET /v1/openapi.json: OpenAPI 3.1 generated from the valibot schemas that validate requests (schemas.ts).
+// GET /v1/openapi.json: OpenAPI 3.1 generated from the valibot schemas that validate requests (schemas.ts), their
+// definitions hoisted into components/schemas, with the examples of openapi_examples.ts.
 import { toJsonSchemaDefs } from "@valibot/to-json-schema";
 import {
   AddressInputSchema,
@@ -11,9 +12,20 @@ import {
   ProblemSchema,
   SignupRequestSchema,
   SignupVerificationSchema,
+  ValidationErrorSchema,
 } from "./schemas.ts";
 import { PROBLEM_TYPES, type ProblemSlug } from "./errors.ts";
 import { VERDICTS } from "../email/vocabulary.ts";
+import { RESERVED_EMAILS } from "../testmode/email.ts";
+import {
+  addressExamples,
+  bulkExamples,
+  EXAMPLE_JOB_ID,
+  emailExamples,
+  type Examples,
+  problemExamples,
+  signupExamples,
+} from "./openapi_examples.ts";
 
 const DEFINITIONS = {
   EmailRequest: EmailRequestSchema,
@@ -26,6 +38,7 @@ const DEFINITIONS = {
   JobAccepted: JobAcceptedSchema,
   Job: JobSchema,
   Problem: ProblemSchema,
+  ValidationError: ValidationErrorSchema,
 };
 
 const int = { schema: { type: "integer" } };
@@ -40,6 +53,14 @@ const QUOTA_HEADERS = {
   "X-Quota-Reset": { description: "Unix seconds of the monthly reset (first day of next month, 00:00 UTC).", ...int },
 };
 const RETRY_AFTER = { "Retry-After": { description: "Seconds to wait before retrying.", ...int } };
+// RFC 6750 §3: every 401 names the scheme; `error="invalid_token"` when a key was sent but is not a valid one.
+const WWW_AUTHENTICATE = {
+  "WWW-Authenticate": {
+    description:
+      '`Bearer realm="vrai"`, with `, error="invalid_token"` when the request carried a key that is not valid.',
+    schema: { type: "string" },
+  },
+};
 // RFC 7240: a per-call budget for the email half of a call, below the server's EMAIL_DEADLINE_MS.
 const PREFER_WAIT = {
   name: "Prefer",
@@ -47,24 +68,29 @@ const PREFER_WAIT = {
   required: false,
   description:
     "`wait=N` (RFC 7240): answer within N seconds. Lowers this call's email deadline to N seconds (at least 1, never above the server's EMAIL_DEADLINE_MS); an SMTP probe still running then ends as `probe_timeout`. Other and malformed preferences are ignored.",
-  schema: { type: "string", examples: ["wait=5"] },
+  schema: { type: "string" },
+  example: "wait=5",
 };
 const PREFERENCE_APPLIED = {
   "Preference-Applied": {
-    description: "`wait=N` when a Prefer wait was applied: the seconds actually allowed (capped by EMAIL_DEADLINE_MS).",
+    description:
+      "Sent with `wait=N` when a `Prefer: wait` was applied: the seconds actually allowed (capped by EMAIL_DEADLINE_MS); absent otherwise.",
     schema: { type: "string" },
+    example: "wait=5",
   },
 };
 
 // Extensions of issue 13 (the spec's JSON contract is unchanged): CSV in and out, pages and a summary on job reads.
 const CSV_REQUEST = {
-  schema: { type: "string" },
-  description:
-    "A CSV file instead of the JSON list: UTF-8 (with or without BOM), comma or semicolon separated, quoted fields, " +
-    "a header row. The address column is the one named email (any case, or e-mail, mail, courriel), else the only " +
-    "column holding addresses; the other columns are kept with each row and given back by the CSV read of the job. " +
-    "The JSON rules apply (5000 rows at most and the plan's batch_max, deduplication, quota at submission); a row " +
-    "that cannot be read, or no address column, is a 400 invalid-request whose `line` member names the line.",
+  schema: {
+    type: "string",
+    description:
+      "A CSV file instead of the JSON list: UTF-8 (with or without BOM), comma or semicolon separated, quoted fields, " +
+      "a header row. The address column is the one named email (any case, or e-mail, mail, courriel), else the only " +
+      "column holding addresses; the other columns are kept with each row and given back by the CSV read of the job. " +
+      "The JSON rules apply (5000 rows at most and the plan's batch_max, deduplication, quota at submission); a row " +
+      "that cannot be read, or no address column, is a 400 invalid-request whose `line` member names the line.",
+  },
 };
 const PAGE_PARAMETERS = [
   {
@@ -104,115 +130,203 @@ function schemas() {
   return defs;
 }
 
+/** `#/$defs/X` (where the JSON Schema generator points) as `#/components/schemas/X`, everywhere in `node`. */
+function hoistRefs(node: unknown, hoisted: Record<string, unknown>): unknown {
+  if (Array.isArray(node)) return node.map((item) => hoistRefs(item, hoisted));
+  if (node === null || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "$defs") {
+      // Nested definitions join the components, under their own names.
+      for (const [name, def] of Object.entries(value as Record<string, unknown>))
+        hoisted[name] = hoistRefs(def, hoisted);
+    } else if (key === "$ref" && typeof value === "string" && value.startsWith("#/$defs/")) {
+      out.$ref = `#/components/schemas/${value.slice("#/$defs/".length)}`;
+    } else out[key] = hoistRefs(value, hoisted);
+  }
+  return out;
+}
+
+/** The component schemas: generated, with every reference pointing inside components/schemas. */
+function componentSchemas(): Record<string, unknown> {
+  const hoisted: Record<string, unknown> = {};
+  const defs = hoistRefs(schemas(), hoisted) as Record<string, unknown>;
+  for (const name of Object.keys(hoisted)) {
+    if (Object.hasOwn(defs, name)) continue;
+    defs[name] = hoisted[name];
+  }
+  return defs;
+}
+
 const ref = (name: keyof typeof DEFINITIONS) => ({ $ref: `#/components/schemas/${name}` });
 
-function problemResponse(slugs: ProblemSlug[], headers: Record<string, unknown> = {}) {
+function problemResponse(
+  publicUrl: string,
+  slugs: ProblemSlug[],
+  headers: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     description: slugs.map((s) => `${s}: ${PROBLEM_TYPES[s].title}`).join("; "),
     headers,
-    content: { "application/problem+json": { schema: ref("Problem") } },
+    content: {
+      "application/problem+json": { schema: ref("Problem"), examples: problemExamples(publicUrl, slugs) },
+    },
   };
 }
 
-function verificationErrors(extra: Record<string, unknown> = {}) {
+// Which refusals carry which headers (verification_call.ts, guard.ts): rate headers once the key is admitted, quota
+// headers on everything after admission for a live metered key, Retry-After on 429 and 503.
+const AFTER_ADMISSION = { ...RATE_HEADERS, ...QUOTA_HEADERS };
+
+function verificationErrors(publicUrl: string, extra: Record<string, unknown> = {}) {
   return {
-    "400": problemResponse(["invalid-request", "request-failed"], RATE_HEADERS),
-    "401": problemResponse(["invalid-api-key", "revoked-api-key"]),
-    "402": problemResponse(["quota-exceeded"], { ...RATE_HEADERS, ...QUOTA_HEADERS }),
-    "403": problemResponse(["endpoint-not-allowed"]),
-    "415": problemResponse(["unsupported-media-type"], RATE_HEADERS),
-    "429": problemResponse(["rate-limit-exceeded"], { ...RATE_HEADERS, ...RETRY_AFTER }),
-    "500": problemResponse(["internal-error"]),
-    "503": problemResponse(["service-unavailable"], RETRY_AFTER),
+    "400": problemResponse(publicUrl, ["invalid-request", "request-failed"], AFTER_ADMISSION),
+    "401": problemResponse(publicUrl, ["invalid-api-key", "revoked-api-key"], WWW_AUTHENTICATE),
+    "402": problemResponse(publicUrl, ["quota-exceeded"], AFTER_ADMISSION),
+    "403": problemResponse(publicUrl, ["endpoint-not-allowed"]),
+    "415": problemResponse(publicUrl, ["unsupported-media-type"], AFTER_ADMISSION),
+    "429": problemResponse(publicUrl, ["rate-limit-exceeded"], { ...RATE_HEADERS, ...RETRY_AFTER }),
+    "500": problemResponse(publicUrl, ["internal-error"], AFTER_ADMISSION),
+    "503": problemResponse(publicUrl, ["service-unavailable"], { ...AFTER_ADMISSION, ...RETRY_AFTER }),
     ...extra,
   };
 }
 
-function verification(
-  summary: string,
-  request: keyof typeof DEFINITIONS,
-  response: keyof typeof DEFINITIONS,
-  tag: string,
-  options: { preferWait?: boolean } = {},
-) {
-  const { preferWait = false } = options;
+interface VerificationOptions {
+  operationId: string;
+  summary: string;
+  request: keyof typeof DEFINITIONS;
+  response: keyof typeof DEFINITIONS;
+  tag: string;
+  examples: { requests: Examples; responses: Examples };
+  preferWait?: boolean;
+}
+
+function verification(publicUrl: string, options: VerificationOptions) {
+  const { operationId, summary, request, response, tag, examples, preferWait = false } = options;
   return {
     post: {
+      operationId,
       summary,
+      description:
+        "A test key (vrai_test_…) answers only the reserved inputs of the examples, offline and free; any other " +
+        "input is a 400 request-failed.",
       tags: [tag],
       security: [{ bearer: [] }],
       ...(preferWait ? { parameters: [PREFER_WAIT] } : {}),
-      requestBody: { required: true, content: { "application/json": { schema: ref(request) } } },
+      requestBody: {
+        required: true,
+        content: { "application/json": { schema: ref(request), examples: examples.requests } },
+      },
       responses: {
         "200": {
           description: "The verdict and its reasons.",
           headers: { ...RATE_HEADERS, ...QUOTA_HEADERS, ...(preferWait ? PREFERENCE_APPLIED : {}) },
-          content: { "application/json": { schema: ref(response) } },
+          content: { "application/json": { schema: ref(response), examples: examples.responses } },
         },
-        ...verificationErrors(),
+        ...verificationErrors(publicUrl),
       },
     },
   };
 }
 
 export function buildOpenApi(publicUrl: string) {
+  const bulk = bulkExamples(publicUrl);
   return {
     openapi: "3.1.0",
     info: {
       title: "vrai verification API",
       version: "1.0.0",
       description:
-        "Is this contact data real? Email, French postal address, signup and bulk email verification, each answer with its reasons.",
+        "Is this contact data real? Email, French postal address, signup and bulk email verification, each answer " +
+        "with its reasons. Every failure is an RFC 9457 problem document whose `type` links a page explaining it " +
+        "(`/errors/<slug>`). Test keys (vrai_test_…) answer the reserved inputs shown in the examples: " +
+        "`<local part>@vrai.test` for email, `00000 Testville` lines for addresses.",
     },
     servers: [{ url: publicUrl }],
     components: {
-      schemas: schemas(),
+      schemas: componentSchemas(),
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "vrai_live_<secret> or vrai_test_<secret>" },
       },
     },
     paths: {
-      "/v1/email": verification("Verify one email address", "EmailRequest", "EmailVerification", "email", {
+      "/v1/email": verification(publicUrl, {
+        operationId: "verifyEmail",
+        summary: "Verify one email address",
+        request: "EmailRequest",
+        response: "EmailVerification",
+        tag: "email",
+        examples: emailExamples(),
         preferWait: true,
       }),
-      "/v1/address": verification("Verify one French postal address", "AddressInput", "AddressVerification", "address"),
-      "/v1/signup": verification(
-        "Verify the email and address of a signup together",
-        "SignupRequest",
-        "SignupVerification",
-        "signup",
-        { preferWait: true },
-      ),
+      "/v1/address": verification(publicUrl, {
+        operationId: "verifyAddress",
+        summary: "Verify one French postal address",
+        request: "AddressInput",
+        response: "AddressVerification",
+        tag: "address",
+        examples: addressExamples(),
+      }),
+      "/v1/signup": verification(publicUrl, {
+        operationId: "verifySignup",
+        summary: "Verify the email and address of a signup together",
+        request: "SignupRequest",
+        response: "SignupVerification",
+        tag: "signup",
+        examples: signupExamples(),
+        preferWait: true,
+      }),
       "/v1/email/bulk": {
         post: {
+          operationId: "submitBulkEmail",
           summary: "Submit up to 5000 email addresses for asynchronous verification",
           tags: ["email"],
           security: [{ bearer: [] }],
           requestBody: {
             required: true,
-            content: { "application/json": { schema: ref("BulkRequest") }, "text/csv": CSV_REQUEST },
+            content: {
+              "application/json": { schema: ref("BulkRequest"), examples: bulk.request },
+              "text/csv": {
+                ...CSV_REQUEST,
+                example: `email,name\r\n${RESERVED_EMAILS.map((e, i) => `${e},Person ${i + 1}`).join("\r\n")}\r\n`,
+              },
+            },
           },
           responses: {
             "202": {
               description: "Job accepted; poll it at Location.",
               headers: {
-                Location: { description: "URL of the job.", schema: { type: "string", format: "uri" } },
+                Location: {
+                  description: "URL of the job.",
+                  schema: { type: "string", format: "uri" },
+                  example: bulk.accepted.reserved.value.poll,
+                },
                 ...RATE_HEADERS,
                 ...QUOTA_HEADERS,
               },
-              content: { "application/json": { schema: ref("JobAccepted") } },
+              content: { "application/json": { schema: ref("JobAccepted"), examples: bulk.accepted } },
             },
-            ...verificationErrors({ "413": problemResponse(["batch-too-large"], RATE_HEADERS) }),
+            ...verificationErrors(publicUrl, {
+              "413": problemResponse(publicUrl, ["batch-too-large"], AFTER_ADMISSION),
+            }),
           },
         },
       },
       "/v1/jobs/{id}": {
         get: {
+          operationId: "readJob",
           summary: "Read a bulk job with the results verified so far",
           tags: ["email"],
           security: [{ bearer: [] }],
           parameters: [
-            { name: "id", in: "path", required: true, schema: { type: "string", format: "uuid" } },
+            {
+              name: "id",
+              in: "path",
+              required: true,
+              schema: { type: "string", format: "uuid" },
+              example: EXAMPLE_JOB_ID,
+            },
             ...PAGE_PARAMETERS,
           ],
           responses: {
@@ -223,15 +337,15 @@ export function buildOpenApi(publicUrl: string) {
                 "role, catch_all (true, false, or empty when the check did not run).",
               headers: { ...RATE_HEADERS, ...JOB_HEADERS },
               content: {
-                "application/json": { schema: ref("Job") },
-                "text/csv": { schema: { type: "string" } },
+                "application/json": { schema: ref("Job"), examples: bulk.job },
+                "text/csv": { schema: { type: "string" }, example: bulk.csv },
               },
             },
-            "401": problemResponse(["invalid-api-key", "revoked-api-key"]),
-            "403": problemResponse(["endpoint-not-allowed"]),
-            "404": problemResponse(["job-not-found"], RATE_HEADERS),
-            "429": problemResponse(["rate-limit-exceeded"], { ...RATE_HEADERS, ...RETRY_AFTER }),
-            "503": problemResponse(["service-unavailable"], RETRY_AFTER),
+            "401": problemResponse(publicUrl, ["invalid-api-key", "revoked-api-key"], WWW_AUTHENTICATE),
+            "403": problemResponse(publicUrl, ["endpoint-not-allowed"]),
+            "404": problemResponse(publicUrl, ["job-not-found"], RATE_HEADERS),
+            "429": problemResponse(publicUrl, ["rate-limit-exceeded"], { ...RATE_HEADERS, ...RETRY_AFTER }),
+            "503": problemResponse(publicUrl, ["service-unavailable"], RETRY_AFTER),
           },
         },
       },

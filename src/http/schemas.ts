@@ -47,7 +47,7 @@ export const SignupRequestSchema = v.object({
 export const BulkRequestSchema = v.object({
   emails: v.pipe(
     v.array(EmailString),
-    v.minLength(1, "emails must hold at least one address"),
+    v.minLength(1),
     v.description("At most 5000 addresses (the plan may allow fewer); duplicates are removed, case-insensitively."),
   ),
 });
@@ -129,9 +129,41 @@ export const JobSchema = v.object({
   results: v.array(EmailVerificationSchema),
 });
 
-export const ProblemSchema = v.looseObject({
-  type: v.pipe(v.string(), v.url()),
-  title: v.string(),
-  status: v.pipe(v.number(), v.integer()),
-  detail: v.string(),
+const Count = (description: string) => v.optional(v.pipe(v.number(), v.integer(), v.description(description)));
+
+export const ValidationErrorSchema = v.object({
+  member: v.pipe(
+    v.string(),
+    v.description("The failing member as a path: `email`, `emails[3]`, `address.line`; `(body)` for the body itself."),
+  ),
+  message: v.pipe(
+    v.string(),
+    v.description('What is wrong, naming the member: `email is required`, `unexpected member "mail"`.'),
+  ),
 });
+
+export const ProblemSchema = v.pipe(
+  v.looseObject({
+    type: v.pipe(v.string(), v.url(), v.description("{errors_base}/<slug>: GET it for a page explaining the slug.")),
+    title: v.string(),
+    status: v.pipe(v.number(), v.integer()),
+    detail: v.pipe(v.string(), v.description("What went wrong with this call, in plain words.")),
+    errors: v.optional(
+      v.pipe(
+        v.array(ValidationErrorSchema),
+        v.description(
+          "400 invalid-request: every failing member (at most 50; `detail` repeats the first five). With the " +
+            "failures, members the endpoint does not know are named as unexpected: a valid request ignores them.",
+        ),
+      ),
+    ),
+    line: Count("400 invalid-request on a CSV bulk body: the line that cannot be read."),
+    limit: Count("413 batch-too-large: the most addresses one job may hold on this plan."),
+    received: Count("413 batch-too-large: the addresses the request held."),
+    limit_bytes: Count("413 batch-too-large: the body size limit in bytes, when the body itself is too large."),
+  }),
+  v.description(
+    "RFC 9457 problem document: every failure. type, title, status and detail are always present; the other " +
+      "members are extensions present on the statuses they name.",
+  ),
+);

@@ -46,9 +46,9 @@ test("hostile requests", async (t) => {
 
   await t.test("strings PostgreSQL cannot hold are refused at validation, naming the member and index", async () => {
     const cases: Array<[string, string, string]> = [
-      ["/v1/email/bulk", '{"emails":["a@vrai.test","x\\u0000y@vrai.test"]}', "emails.1"],
-      ["/v1/email/bulk", '{"emails":["\\ud800@vrai.test"]}', "emails.0"],
-      ["/v1/email/bulk", '{"emails":["ok@vrai.test","ok2@vrai.test","\\udc00"]}', "emails.2"],
+      ["/v1/email/bulk", '{"emails":["a@vrai.test","x\\u0000y@vrai.test"]}', "emails[1]"],
+      ["/v1/email/bulk", '{"emails":["\\ud800@vrai.test"]}', "emails[0]"],
+      ["/v1/email/bulk", '{"emails":["ok@vrai.test","ok2@vrai.test","\\udc00"]}', "emails[2]"],
       ["/v1/email", '{"email":"deliverable\\u0000@vrai.test"}', "email"],
       ["/v1/address", '{"street":"Rue\\u0000"}', "street"],
       ["/v1/signup", '{"address":{"line":"1 \\udbff Rue"}}', "address.line"],
@@ -62,7 +62,10 @@ test("hostile requests", async (t) => {
         problem.errors.map((e) => e.member),
         [member],
       );
-      assert.match(problem.detail, new RegExp(member.replace(".", "\\.")));
+      assert.ok(
+        problem.detail.includes(`${member} must not hold a NUL character or an unpaired surrogate`),
+        problem.detail,
+      );
     }
     // A surrogate pair (an emoji) is fine text.
     assert.notEqual((await server.post("/v1/email", key, { email: "😀@vrai.test" })).status, 500);

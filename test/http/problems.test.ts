@@ -57,13 +57,67 @@ test("every failure is a problem document", async (t) => {
       "invalid-request",
       server.url,
     );
-    assert.match(body.detail, /email/);
-    assert.equal(body.errors[0].member, "email");
+    assert.equal(body.detail, "Cannot validate body: email must be a string of at most 320 characters, got a number");
+    assert.deepEqual(body.errors, [
+      { member: "email", message: "email must be a string of at most 320 characters, got a number" },
+    ]);
   });
 
   await t.test("an email longer than 320 characters answers 400", async () => {
     const email = `${"a".repeat(320)}@vrai.test`;
-    await assertProblem(await server.post("/v1/email", key, { email }), 400, "invalid-request", server.url);
+    const body = await assertProblem(
+      await server.post("/v1/email", key, { email }),
+      400,
+      "invalid-request",
+      server.url,
+    );
+    assert.equal(body.detail, "Cannot validate body: email must be a string of at most 320 characters (it has 330)");
+  });
+
+  await t.test("validation failures are told in plain words, naming the member path", async () => {
+    const cases: Array<[string, unknown, Array<[string, string]>]> = [
+      [
+        "/v1/email",
+        { mail: "deliverable@vrai.test" },
+        [
+          ["email", "email is required"],
+          ["mail", 'unexpected member "mail"'],
+        ],
+      ],
+      ["/v1/email", {}, [["email", "email is required"]]],
+      [
+        "/v1/email/bulk",
+        { emails: ["a@vrai.test", "b@vrai.test", "c@vrai.test", 4] },
+        [["emails[3]", "emails[3] must be a string of at most 320 characters, got a number"]],
+      ],
+      ["/v1/email/bulk", { emails: [] }, [["emails", "emails must not be empty"]]],
+      ["/v1/email/bulk", { emails: "a@vrai.test" }, [["emails", "emails must be an array, got a string"]]],
+      ["/v1/signup", { address: "1 Rue Deliverable" }, [["address", "address must be an object, got a string"]]],
+      [
+        "/v1/signup",
+        { address: { line: 1, zip: "00000" } },
+        [
+          ["address.line", "address.line must be a string of at most 1000 characters, got a number"],
+          ["address.zip", 'unexpected member "address.zip"'],
+        ],
+      ],
+      ["/v1/address", { city: null }, [["city", "city must be a string of at most 300 characters, got null"]]],
+    ];
+    for (const [path, sent, expected] of cases) {
+      const body = await assertProblem(await server.post(path, key, sent), 400, "invalid-request", server.url);
+      const what = `${path} ${JSON.stringify(sent)}`;
+      assert.deepEqual(
+        body.errors.map((e: { member: string; message: string }) => [e.member, e.message]),
+        expected,
+        what,
+      );
+      assert.equal(body.detail, `Cannot validate body: ${expected.map(([, message]) => message).join("; ")}`, what);
+      // Nothing of valibot's wording, which reads like a problem with the API key.
+      assert.doesNotMatch(body.detail, /Invalid (key|type|length)|Expected/, what);
+    }
+    // Unknown members alone are ignored: a valid request with one more member is answered.
+    const extra = await server.post("/v1/email", key, { email: "deliverable@vrai.test", mail: "x" });
+    assert.equal(extra.status, 200);
   });
 
   await t.test("a body over 64 KiB on a single call answers 400", async () => {

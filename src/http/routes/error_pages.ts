@@ -13,6 +13,7 @@ export function errorPage(_request: Request, params: Record<string, string>): Re
   }
   const { status, title, explanation } = PROBLEM_TYPES[slug as ProblemSlug];
   const html = `<!doctype html><html lang="en"><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-<h1>${escapeHtml(title)}</h1><p>HTTP status ${status}, problem type <code>${escapeHtml(slug)}</code>.</p><p>${escapeHtml(explanation)}</p></html>\n`;
+<h1>${escapeHtml(title)}</h1><p>HTTP status ${status}, problem type <code>${escapeHtml(slug)}</code>.</p><p>${escapeHtml(explanation)}</p>
+<p><a href="/">Every error type and endpoint</a>; the API is described at <a href="/v1/openapi.json">/v1/openapi.json</a>.</p></html>\n`;
   return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
 }

@@ -1,0 +1,273 @@
+// The examples of GET /v1/openapi.json. Every success example is the answer a test key gets for the spec's reserved
+// inputs (testmode/*.ts builds them, so they cannot drift); the problem examples repeat the details the routes write.
+import type { AddressInput } from "../address/types.ts";
+import { combineSignup } from "../signup/combine.ts";
+import { RESERVED_ADDRESS_LINES, testAddressAnswer } from "../testmode/address.ts";
+import { RESERVED_EMAILS, testEmailAnswer } from "../testmode/email.ts";
+import { PROBLEM_TYPES, type ProblemSlug } from "./errors.ts";
+
+/** An OpenAPI Example Object. */
+export interface Example {
+  summary: string;
+  value: unknown;
+}
+export type Examples = Record<string, Example>;
+
+/** The example job id of the bulk and job examples. */
+export const EXAMPLE_JOB_ID = "0b9a2c5e-4f1d-4c8a-9e3b-7d6f5a4c3b21";
+
+function emailAnswer(email: string) {
+  const answer = testEmailAnswer(email);
+  if (!answer) throw new RangeError(`Cannot build OpenAPI example: ${email} is not a reserved test address`);
+  return { ...answer, duration_ms: 0 };
+}
+
+function addressAnswer(input: AddressInput) {
+  const answer = testAddressAnswer(input);
+  if (!answer) throw new RangeError(`Cannot build OpenAPI example: ${JSON.stringify(input)} is not a reserved address`);
+  return { ...answer, duration_ms: 0 };
+}
+
+const TEST_KEY_NOTE = "test key: the reserved input";
+
+/** POST /v1/email: one example per reserved local part, named after it. */
+export function emailExamples(): { requests: Examples; responses: Examples } {
+  const requests: Examples = {};
+  const responses: Examples = {};
+  for (const email of RESERVED_EMAILS) {
+    const name = email.slice(0, email.indexOf("@"));
+    const answer = emailAnswer(email);
+    requests[name] = { summary: `${email} (${TEST_KEY_NOTE}: ${answer.verdict})`, value: { email } };
+    responses[name] = { summary: `${email} answered ${answer.verdict}`, value: answer };
+  }
+  return { requests, responses };
+}
+
+/** POST /v1/address: one example per reserved line, named after its verdict, and one made of fields. */
+export function addressExamples(): { requests: Examples; responses: Examples } {
+  const requests: Examples = {};
+  const responses: Examples = {};
+  for (const line of RESERVED_ADDRESS_LINES) {
+    const answer = addressAnswer({ line });
+    requests[answer.verdict] = { summary: `${line} (${TEST_KEY_NOTE}: ${answer.verdict})`, value: { line } };
+    responses[answer.verdict] = { summary: `${line} answered ${answer.verdict}`, value: answer };
+  }
+  const fields = { house_number: "1", street: "Rue Deliverable", postcode: "00000", city: "Testville", country: "FR" };
+  requests.fields = { summary: `The same address as separate fields (${TEST_KEY_NOTE})`, value: fields };
+  responses.fields = { summary: "Separate fields answered deliverable", value: addressAnswer(fields) };
+  return { requests, responses };
+}
+
+/** POST /v1/signup: both signals, a worse address than email, and email alone. */
+export function signupExamples(): { requests: Examples; responses: Examples } {
+  const cases: Array<[string, string, { email?: string; address?: { line: string } }]> = [
+    [
+      "deliverable",
+      "Email and address both deliverable",
+      {
+        email: "deliverable@vrai.test",
+        address: { line: "1 Rue Deliverable, 00000 Testville" },
+      },
+    ],
+    [
+      "corrected_address",
+      "A corrected address makes the signup risky",
+      {
+        email: "deliverable@vrai.test",
+        address: { line: "1 Rue Corected, 00000 Testville" },
+      },
+    ],
+    ["email_only", "Email alone: only the email signal runs and is billed", { email: "disposable@vrai.test" }],
+  ];
+  const requests: Examples = {};
+  const responses: Examples = {};
+  for (const [name, summary, body] of cases) {
+    const combined = combineSignup({
+      email: body.email === undefined ? undefined : emailAnswer(body.email),
+      address: body.address === undefined ? undefined : addressAnswer(body.address),
+    });
+    requests[name] = { summary: `${summary} (${TEST_KEY_NOTE})`, value: body };
+    responses[name] = { summary: `${summary}: ${combined.verdict}`, value: { ...combined, duration_ms: 0 } };
+  }
+  return { requests, responses };
+}
+
+/** POST /v1/email/bulk and GET /v1/jobs/{id}: a job of every reserved address, accepted, then completed. */
+export function bulkExamples(publicUrl: string) {
+  const poll = `${publicUrl}/v1/jobs/${EXAMPLE_JOB_ID}`;
+  const results = RESERVED_EMAILS.map(emailAnswer);
+  const summary = { undeliverable: 0, risky: 0, unknown: 0, deliverable: 0 };
+  for (const result of results) summary[result.verdict] += 1;
+  return {
+    request: {
+      reserved: { summary: `Every reserved address (${TEST_KEY_NOTE})`, value: { emails: RESERVED_EMAILS } },
+    } satisfies Examples,
+    accepted: {
+      reserved: {
+        summary: "Accepted: poll the job",
+        value: {
+          job_id: EXAMPLE_JOB_ID,
+          status: "queued",
+          total: RESERVED_EMAILS.length,
+          poll,
+          expires_at: "2026-01-03T10:00:00.000Z",
+          retention_note: "Submitted addresses and results are deleted 48 hours after submission.",
+        },
+      },
+    } satisfies Examples,
+    job: {
+      completed: {
+        summary: "The job once completed",
+        value: {
+          job_id: EXAMPLE_JOB_ID,
+          status: "completed",
+          total: results.length,
+          processed: results.length,
+          created_at: "2026-01-01T10:00:00.000Z",
+          expires_at: "2026-01-03T10:00:00.000Z",
+          summary,
+          results,
+        },
+      },
+    } satisfies Examples,
+    csv: `email,verdict,reasons,suggestion,disposable,role,catch_all\r\n${results
+      .map((r) =>
+        [r.email, r.verdict, r.reasons.join("|"), "", r.flags.disposable, r.flags.role, r.flags.catch_all]
+          .map((cell) => (cell === null ? "" : String(cell)))
+          .join(","),
+      )
+      .join("\r\n")}\r\n`,
+  };
+}
+
+interface ProblemExample {
+  summary: string;
+  detail: string;
+  extensions?: Record<string, unknown>;
+}
+
+/** The invalid-request example: what `{"mail": "deliverable@vrai.test"}` is answered on POST /v1/email. */
+export const MISSPELT_MEMBER_BODY = { mail: "deliverable@vrai.test" };
+
+/** One or more examples per problem slug, with the detail the service writes. */
+const PROBLEM_EXAMPLES: Record<ProblemSlug, Record<string, ProblemExample>> = {
+  "invalid-api-key": {
+    "invalid-api-key": {
+      summary: "No key, or not a vrai key",
+      detail: "Cannot authenticate: send Authorization: Bearer vrai_live_<secret> or vrai_test_<secret>",
+    },
+  },
+  "revoked-api-key": {
+    "revoked-api-key": { summary: "A revoked key", detail: "Cannot authenticate: key vrai_live_Q3… was revoked" },
+  },
+  "endpoint-not-allowed": {
+    "endpoint-not-allowed": {
+      summary: "The key may not call this endpoint",
+      detail: "Cannot call this endpoint: the key may call address, not email",
+    },
+  },
+  "invalid-request": {
+    "invalid-request": {
+      summary: 'A misspelt member: {"mail": …} instead of {"email": …}',
+      detail: 'Cannot validate body: email is required; unexpected member "mail"',
+      extensions: {
+        errors: [
+          { member: "email", message: "email is required" },
+          { member: "mail", message: 'unexpected member "mail"' },
+        ],
+      },
+    },
+    "invalid-request-too-long": {
+      summary: "An address over 320 characters",
+      detail: "Cannot validate body: email must be a string of at most 320 characters (it has 331)",
+      extensions: {
+        errors: [{ member: "email", message: "email must be a string of at most 320 characters (it has 331)" }],
+      },
+    },
+  },
+  "request-failed": {
+    "request-failed": {
+      summary: "A test key with an input that is not reserved",
+      detail: `Cannot verify with a test key: only the reserved addresses are answered (${RESERVED_EMAILS.join(", ")})`,
+    },
+  },
+  "rate-limit-exceeded": {
+    "rate-limit-exceeded": {
+      summary: "Too many calls this minute",
+      detail: "Cannot accept call: more than 70 calls a minute; retry in 12 s",
+    },
+  },
+  "quota-exceeded": {
+    "quota-exceeded": {
+      summary: "The monthly allowance is spent",
+      detail:
+        "Cannot verify: the email quota of 100 calls this month is spent; it renews on the first day of next month (X-Quota-Reset)",
+    },
+  },
+  "batch-too-large": {
+    "batch-too-large": {
+      summary: "More addresses than the plan allows per job",
+      detail: "Cannot accept batch: 6000 addresses, the plan allows 5000 per job",
+      extensions: { limit: 5000, received: 6000 },
+    },
+    "batch-too-large-bytes": {
+      summary: "A body over 2 MiB",
+      detail: "Cannot read body: it exceeds 2097152 bytes",
+      extensions: { limit_bytes: 2097152 },
+    },
+  },
+  "job-not-found": {
+    "job-not-found": {
+      summary: "Unknown, expired or another account's job",
+      detail: "Cannot read job: no such job for this account (unknown, expired or another account's)",
+    },
+  },
+  "service-unavailable": {
+    "service-unavailable": {
+      summary: "The database is unreachable",
+      detail: "Cannot serve the call: the database is unreachable; retry later",
+    },
+  },
+  "internal-error": {
+    "internal-error": {
+      summary: "An unexpected fault",
+      detail: "The service failed unexpectedly; the fault is logged",
+    },
+  },
+  "not-found": {
+    "not-found": { summary: "No such route", detail: "Cannot find /v1/nothing: no such route" },
+  },
+  "method-not-allowed": {
+    "method-not-allowed": {
+      summary: "Wrong method",
+      detail: "Cannot GET /v1/email: allowed methods are POST",
+    },
+  },
+  "request-timeout": {
+    "request-timeout": {
+      summary: "The request did not arrive in time",
+      detail: "Cannot read the request: it did not arrive in time",
+    },
+  },
+  "unsupported-media-type": {
+    "unsupported-media-type": {
+      summary: "A body that is not JSON",
+      detail: "Cannot read body: content type text/plain is not application/json",
+    },
+  },
+};
+
+/** The examples of a response carrying these problem slugs: each one a whole problem document. */
+export function problemExamples(publicUrl: string, slugs: readonly ProblemSlug[]): Examples {
+  const examples: Examples = {};
+  for (const slug of slugs) {
+    const { status, title } = PROBLEM_TYPES[slug];
+    for (const [name, { summary, detail, extensions = {} }] of Object.entries(PROBLEM_EXAMPLES[slug])) {
+      examples[name] = {
+        summary,
+        value: { ...extensions, type: `${publicUrl}/errors/${slug}`, title, status, detail },
+      };
+    }
+  }
+  return examples;
+}
