@@ -175,5 +175,7 @@ export function verdictCells(result: EmailVerification): string[] {
 
 /** Rows as CSV text (comma separated, CRLF line ends, quotes where needed). */
 export function csvLines(rows: ReadonlyArray<readonly string[]>): string {
-  return stringify(rows as string[][], { record_delimiter: "windows" });
+  // csv-stringify quotes a field holding the record delimiter (CRLF) but not a bare CR or LF, which spreadsheets read
+  // as a row break: every field with a line break is quoted.
+  return stringify(rows as string[][], { record_delimiter: "windows", quoted_match: /[\r\n]/ });
 }

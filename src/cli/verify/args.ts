@@ -1,0 +1,124 @@
+// The command line of `npm run verify`: what the user typed, checked once, before anything touches the network or
+// the disk. A mistake here is a usage error (exit 2) with the usage beside it, never a half-started run.
+import { parseArgs } from "node:util";
+
+export const USAGE = `Usage: npm run verify -- FILE.csv --out RESULTS.csv [options]
+
+Verifies every address of a CSV file through a vrai server's bulk jobs and writes the rows back, in input order,
+with the columns verdict, reasons, suggestion, disposable, role and catch_all added.
+
+  FILE.csv            the list (header row, an address column named email/e-mail/mail/courriel); - reads stdin
+  --out FILE          where the results go; - writes them to stdout
+  --url URL           the server (default: $VRAI_URL, else http://localhost:8080)
+  --key KEY           the API key (default: $VRAI_KEY)
+  --resume            go on from the jobs already submitted (FILE.jobs.json beside --out): none is sent again
+  --state FILE        where the submitted jobs are recorded (default: the --out file + .jobs.json)
+  --poll SECONDS      time between two reads of an unfinished job (default: 2)
+  --timeout SECONDS   time limit of each HTTP call (default: 30)
+  -h, --help          this text
+
+Exit codes: 0 done, 1 failure (network, server, unreadable file), 2 usage, 3 quota spent (the rows verified so far
+are written; run again with --resume once the quota allows), 130 interrupted.`;
+
+export const DEFAULT_URL = "http://localhost:8080";
+
+export interface VerifyArgs {
+  /** The CSV file, or "-" for stdin. */
+  input: string;
+  /** The results file, or "-" for stdout. */
+  out: string;
+  /** The server's base URL, without a trailing slash. */
+  url: string;
+  key: string;
+  resume: boolean;
+  /** The jobs file; undefined only when the results go to stdout and no --state was given (no resume then). */
+  state: string | undefined;
+  pollMs: number;
+  timeoutMs: number;
+}
+
+/** A command line that cannot be run; its message says what is wrong, the caller prints USAGE after it. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/**
+ * Reads `argv` (the arguments after the script) with `env` supplying VRAI_URL and VRAI_KEY. Returns "help" for
+ * --help; throws UsageError for anything it cannot run.
+ */
+export function parseVerifyArgs(argv: string[], env: Record<string, string | undefined>): VerifyArgs | "help" {
+  let parsed: ReturnType<typeof parseOptions>;
+  try {
+    parsed = parseOptions(argv);
+  } catch (error) {
+    // node:util's messages name the option ("Unknown option '--x'"); they are the user's mistake, not a crash.
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return "help";
+  if (positionals.length === 0) throw new UsageError("Cannot verify: no input file (give a CSV file, or - for stdin)");
+  if (positionals.length > 1) throw new UsageError(`Cannot verify: one input file only, got ${positionals.join(" ")}`);
+  const input = positionals[0]!;
+  const out = values.out;
+  if (out === undefined || out === "")
+    throw new UsageError("Cannot verify: --out is missing (a file, or - for stdout)");
+  if (out !== "-" && out === input) throw new UsageError("Cannot verify: --out must not be the input file");
+  const key = values.key ?? env.VRAI_KEY ?? "";
+  if (key === "") throw new UsageError("Cannot verify: no API key (give --key or set VRAI_KEY)");
+  const url = checkUrl(values.url ?? env.VRAI_URL ?? DEFAULT_URL);
+  // Beside the results, so that the same command with --resume finds it; stdout has no "beside".
+  const state = values.state ?? (out === "-" ? undefined : `${out}.jobs.json`);
+  if (values.resume && state === undefined) {
+    throw new UsageError("Cannot resume: the results go to stdout, so give --state FILE to say where the jobs are");
+  }
+  return {
+    input,
+    out,
+    url,
+    key,
+    resume: values.resume,
+    state,
+    pollMs: seconds("--poll", values.poll, 2, 0.05) * 1000,
+    timeoutMs: seconds("--timeout", values.timeout, 30, 1) * 1000,
+  };
+}
+
+function parseOptions(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      out: { type: "string", short: "o" },
+      url: { type: "string" },
+      key: { type: "string" },
+      resume: { type: "boolean", default: false },
+      state: { type: "string" },
+      poll: { type: "string" },
+      timeout: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+}
+
+function checkUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`Cannot verify: --url is not a URL: ${raw}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new UsageError(`Cannot verify: --url must be http or https, got ${raw}`);
+  }
+  return url.href.replace(/\/+$/, "");
+}
+
+function seconds(name: string, raw: string | undefined, fallback: number, min: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!(Number.isFinite(value) && value >= min && value <= 3600)) {
+    throw new UsageError(`Cannot verify: ${name} must be a number of seconds from ${min} to 3600, got ${raw}`);
+  }
+  return value;
+}

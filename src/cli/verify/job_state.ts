@@ -1,0 +1,93 @@
+// Which rows of the input went to which job: the record that makes a run resumable. A job is a range of input rows
+// [start, end); the rows no job covers yet are cut into ranges of the current batch size. The record is written
+// after every submission (to a temporary file, then renamed, so a kill never leaves half a file), because a job
+// submitted and not recorded would be paid for twice.
+import { createHash } from "node:crypto";
+import { readFile, rename, writeFile } from "node:fs/promises";
+
+/** The server's hard cap on rows per job (SPEC_BATCH_MAX): the first try uses it, a 413 then says the plan's. */
+export const HARD_BATCH_MAX = 5000;
+
+export interface SubmittedJob {
+  /** First input row (0-based, header not counted) and the row after the last. */
+  start: number;
+  end: number;
+  job_id: string;
+  /** Addresses the server took (after its deduplication), from the 202 answer. */
+  total: number;
+}
+
+export interface JobState {
+  version: 1;
+  /** Which input the jobs belong to: resuming with another file would mix up rows. */
+  input: { sha256: string; rows: number };
+  /** Rows per job for the ranges not submitted yet; lowered when the server says the plan allows fewer. */
+  batch: number;
+  jobs: SubmittedJob[];
+}
+
+/** A state file that cannot be used for this input; the message says why and what to do. */
+export class StateFileError extends Error {
+  override name = "StateFileError";
+}
+
+/** The fingerprint of the input bytes, kept in the state file. */
+export function fingerprint(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+export function newJobState(sha256: string, rows: number): JobState {
+  return { version: 1, input: { sha256, rows }, batch: Math.min(HARD_BATCH_MAX, Math.max(1, rows)), jobs: [] };
+}
+
+/**
+ * The state file at `path` for this input, or undefined when there is none. Throws StateFileError when it cannot be
+ * read or belongs to other input.
+ */
+export async function loadJobState(path: string, expected: JobState["input"]): Promise<JobState | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new StateFileError(`Cannot read the jobs file ${path}: ${(error as Error).message}`);
+  }
+  let state: JobState;
+  try {
+    state = JSON.parse(text);
+  } catch {
+    throw new StateFileError(`Cannot read the jobs file ${path}: it is not JSON (delete it to start over)`);
+  }
+  if (state?.version !== 1 || !Array.isArray(state.jobs) || !(state.batch >= 1)) {
+    throw new StateFileError(`Cannot read the jobs file ${path}: not a jobs file of this command`);
+  }
+  if (state.input?.sha256 !== expected.sha256 || state.input.rows !== expected.rows) {
+    throw new StateFileError(
+      `Cannot resume: ${path} records jobs of another input file (delete it to start over with this one)`,
+    );
+  }
+  return state;
+}
+
+export async function saveJobState(path: string, state: JobState): Promise<void> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(state, null, 2)}\n`);
+  await rename(temporary, path);
+}
+
+/** The ranges of rows no job covers, in input order, each at most `state.batch` rows long. */
+export function pendingRanges(state: JobState): Array<{ start: number; end: number }> {
+  const covered = [...state.jobs].sort((a, b) => a.start - b.start);
+  const ranges: Array<{ start: number; end: number }> = [];
+  let at = 0;
+  const fill = (until: number) => {
+    for (; at < until; at = Math.min(until, at + state.batch))
+      ranges.push({ start: at, end: Math.min(until, at + state.batch) });
+  };
+  for (const job of covered) {
+    fill(job.start);
+    at = Math.max(at, job.end);
+  }
+  fill(state.input.rows);
+  return ranges;
+}

@@ -1,0 +1,207 @@
+// One run of `npm run verify`, top to bottom: read and check the whole file here (a bad line is named by its line in
+// the user's file, not in a slice of it), forget saved jobs the server no longer has, submit the rows no job covers,
+// wait for each job in input order, and put the verdict cells back on the user's own rows. Rows are matched to
+// results by address (the server keeps one row per address in a job), so duplicates get their first row's verdict.
+import { parse } from "csv-parse/sync";
+import { stringify } from "csv-stringify/sync";
+import { sleep } from "../../async/deadline.ts";
+import { dedupeKey } from "../../jobs/dedupe.ts";
+import { type CsvTable, parseCsvTable, VERDICT_COLUMNS } from "../../jobs/csv_table.ts";
+import { EMAIL_MAX_LENGTH, isStorableText } from "../../http/schemas.ts";
+import type { ApiClient } from "./api_client.ts";
+import {
+  fingerprint,
+  type JobState,
+  loadJobState,
+  newJobState,
+  pendingRanges,
+  type SubmittedJob,
+  saveJobState,
+} from "./job_state.ts";
+import type { Progress } from "./progress.ts";
+
+export interface RunOptions {
+  /** The input file's bytes. */
+  input: Uint8Array;
+  client: ApiClient;
+  progress: Progress;
+  /** The jobs file; undefined: nothing is recorded (results to stdout without --state). */
+  statePath: string | undefined;
+  resume: boolean;
+  pollMs: number;
+  signal?: AbortSignal;
+}
+
+export interface RunOutcome {
+  /** "quota": the server refused a job for the quota; the rows of the jobs before it are in `csv`. */
+  ended: "done" | "quota";
+  /** The results: header, then the rows that have a verdict, in input order. */
+  csv: string;
+  rowsWritten: number;
+  rowsTotal: number;
+  /** The server's words when the quota was spent. */
+  quotaDetail?: string;
+}
+
+/**
+ * The run cannot go on, for a reason the message gives in one line: an unreadable CSV (naming the line), a jobs file
+ * that would have rows paid twice, results the server no longer has or that do not fit the input.
+ */
+export class RunError extends Error {
+  override name = "RunError";
+}
+
+export async function runVerify(options: RunOptions): Promise<RunOutcome> {
+  const { input, client, progress, statePath, resume, pollMs, signal } = options;
+  const table = readTable(input);
+  const identity = { sha256: fingerprint(input), rows: table.rows.length };
+  const saved = statePath === undefined ? undefined : await loadJobState(statePath, identity);
+  if (saved && !resume) {
+    throw new RunError(
+      `Cannot start over: ${statePath} records jobs already submitted for this file (add --resume to go on from them, or delete it)`,
+    );
+  }
+  const state = saved ?? newJobState(identity.sha256, identity.rows);
+  const save = () => (statePath === undefined ? Promise.resolve() : saveJobState(statePath, state));
+  if (saved) await forgetGoneJobs(state, client, progress, save);
+
+  const quotaDetail = await submitPending(table, state, { client, progress, save });
+  const cells = await collectResults(table, state, { client, progress, pollMs, signal });
+
+  const written: string[][] = [[...table.columns, ...VERDICT_COLUMNS]];
+  for (let row = 0; row < table.rows.length; row++) {
+    const verdict = cells[row];
+    if (verdict) written.push([...table.rows[row]!, ...verdict]);
+  }
+  return {
+    ended: quotaDetail === undefined ? "done" : "quota",
+    csv: csvText(written),
+    rowsWritten: written.length - 1,
+    rowsTotal: table.rows.length,
+    quotaDetail,
+  };
+}
+
+/**
+ * Rows as CSV with CRLF line ends, quoting every field that holds a line break: a bare LF inside an unquoted field
+ * reads back as a new row in most spreadsheets (csv-stringify quotes only fields holding the record delimiter).
+ */
+export function csvText(rows: ReadonlyArray<readonly string[]>): string {
+  return stringify(rows as string[][], { record_delimiter: "windows", quoted_match: /[\r\n]/ });
+}
+
+function readTable(input: Uint8Array): CsvTable {
+  try {
+    return parseCsvTable(input, { maxAddressLength: EMAIL_MAX_LENGTH, isStorable: isStorableText });
+  } catch (error) {
+    const line = (error as { line?: number }).line;
+    if (line === undefined) throw error;
+    throw new RunError(`Cannot read the CSV file: line ${line}: ${(error as Error).message}`);
+  }
+}
+
+/** Saved jobs the server answers 404 for (expired 48 h after submission) are dropped: their rows go again. */
+async function forgetGoneJobs(
+  state: JobState,
+  client: ApiClient,
+  progress: Progress,
+  save: () => Promise<void>,
+): Promise<void> {
+  const kept: SubmittedJob[] = [];
+  for (const job of state.jobs) {
+    if (await client.progress(job.job_id)) kept.push(job);
+    else
+      progress.note(
+        `Job ${job.job_id} (rows ${job.start + 1}-${job.end}) is gone from the server: sending its rows again`,
+      );
+  }
+  if (kept.length !== state.jobs.length) {
+    state.jobs = kept;
+    await save();
+  }
+}
+
+/**
+ * Submits every range no job covers, recording each job as soon as it is accepted. A 413 lowers the batch to the
+ * plan's limit (or halves it when the body itself was too big) and cuts the rest again. Answers the server's words
+ * when a 402 stopped the submissions, undefined when every row is in a job.
+ */
+async function submitPending(
+  table: CsvTable,
+  state: JobState,
+  options: { client: ApiClient; progress: Progress; save: () => Promise<void> },
+): Promise<string | undefined> {
+  const { client, progress, save } = options;
+  for (;;) {
+    const [range] = pendingRanges(state);
+    if (range === undefined) return undefined;
+    const rows = table.rows.slice(range.start, range.end);
+    const outcome = await client.submit(csvText([table.columns, ...rows]));
+    if (outcome.kind === "quota") return outcome.detail;
+    if (outcome.kind === "too-large") {
+      const size = range.end - range.start;
+      const smaller = outcome.limit !== undefined && outcome.limit < size ? outcome.limit : Math.floor(size / 2);
+      if (smaller < 1) throw new RunError(`Cannot submit row ${range.start + 1}: the server refuses it as too large`);
+      state.batch = smaller;
+      progress.note(
+        outcome.limit !== undefined
+          ? `The plan allows ${outcome.limit} addresses per job: sending ${smaller} rows per job`
+          : `The server refused ${size} rows as too large a body: sending ${smaller} rows per job`,
+      );
+      continue;
+    }
+    state.jobs.push({ start: range.start, end: range.end, job_id: outcome.jobId, total: outcome.total });
+    await save();
+  }
+}
+
+/**
+ * Waits for each job in input order and reads its rows back. Answers the verdict cells of every input row that has
+ * one (index: input row). Progress counts addresses as the server does (after its deduplication).
+ */
+async function collectResults(
+  table: CsvTable,
+  state: JobState,
+  options: { client: ApiClient; progress: Progress; pollMs: number; signal?: AbortSignal },
+): Promise<Array<string[] | undefined>> {
+  const { client, progress, pollMs, signal } = options;
+  const jobs = [...state.jobs].sort((a, b) => a.start - b.start);
+  const total = jobs.reduce((sum, job) => sum + job.total, 0);
+  const processed = new Map<string, number>();
+  const done = () => [...processed.values()].reduce((sum, n) => sum + n, 0);
+  const cells: Array<string[] | undefined> = new Array(table.rows.length);
+  progress.start(total);
+  try {
+    for (const job of jobs) {
+      for (;;) {
+        const seen = await client.progress(job.job_id);
+        if (seen === undefined) {
+          throw new RunError(`Cannot read job ${job.job_id}: the server no longer has it (run again with --resume)`);
+        }
+        processed.set(job.job_id, seen.processed);
+        progress.update(done());
+        if (seen.status === "completed" || seen.status === "failed") break;
+        await sleep(pollMs, { signal });
+      }
+      placeResults(table, job, await client.rows(job.job_id), cells);
+    }
+  } finally {
+    progress.stop();
+  }
+  return cells;
+}
+
+/** Puts a job's verdict cells on its input rows, matched by address as the server deduplicates them. */
+function placeResults(table: CsvTable, job: SubmittedJob, csv: string, cells: Array<string[] | undefined>): void {
+  const [header, ...rows] = parse(csv, { bom: true }) as string[][];
+  const width = table.columns.length + VERDICT_COLUMNS.length;
+  if (header === undefined || header.length !== width) {
+    throw new RunError(`Cannot read the results of job ${job.job_id}: ${header?.length ?? 0} columns, not ${width}`);
+  }
+  const byAddress = new Map<string, string[]>();
+  for (const row of rows) byAddress.set(dedupeKey(row[table.emailColumn] ?? ""), row.slice(table.columns.length));
+  for (let i = job.start; i < job.end; i++) {
+    const found = byAddress.get(dedupeKey(table.rows[i]![table.emailColumn]!));
+    if (found) cells[i] = found;
+  }
+}

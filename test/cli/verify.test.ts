@@ -1,0 +1,313 @@
+// `npm run verify` end to end, as a user runs it: the real server as a child process (embedded database, a plans
+// file with small limits), keys made with `npm run keys`, and the command as another child process. Test keys answer
+// the reserved @vrai.test addresses offline; live keys are given addresses the pipeline settles without the network
+// (bad syntax, a typo of a known domain), because only live keys are charged.
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createServer } from "node:net";
+import { PassThrough } from "node:stream";
+import { after, before, test } from "node:test";
+import { parse } from "csv-parse/sync";
+import { retryAfterSeconds } from "../../src/cli/verify/api_client.ts";
+import { newJobState, pendingRanges } from "../../src/cli/verify/job_state.ts";
+import { createProgress } from "../../src/cli/verify/progress.ts";
+import { eventually } from "../helpers/eventually.ts";
+import { createKeyWithCli, type ServerProcess, startChildServer } from "../helpers/process.ts";
+import { tempDir } from "../helpers/temp_dir.ts";
+import { runVerifyCli, startVerifyCli } from "./verify_cli.ts";
+
+const temp = tempDir("vrai-verify-cli-");
+const dir = temp.path;
+const fast = { per_minute: 6000, burst: 0 };
+const plansFile = join(dir, "plans.json");
+writeFileSync(
+  plansFile,
+  JSON.stringify({
+    plans: {
+      wide: { quota: null, rate: fast, batch_max: 5000 },
+      small: { quota: null, rate: fast, batch_max: 2 },
+      metered: { quota: { email: 4, address: 4 }, rate: fast, batch_max: 2 },
+      // One submission a minute after the first three: the command waits on a 429, long enough to be killed.
+      slow: { quota: { email: 6, address: 6 }, rate: { per_minute: 1, burst: 2 }, batch_max: 2 },
+      // The same quota at full speed, for the resumed run: a chunk sent twice would not fit in it.
+      slow_lifted: { quota: { email: 6, address: 6 }, rate: fast, batch_max: 2 },
+    },
+  }),
+);
+const serverEnv = { STATE_DIR: join(dir, "state"), PLANS_FILE: plansFile };
+let server: ServerProcess;
+
+before(async () => {
+  server = await startChildServer("src/main.ts", {
+    env: { ...serverEnv, BAN_DEPARTEMENTS: "", BAN_SOURCE: join(import.meta.dirname, "../..") },
+  });
+});
+
+after(async () => {
+  await server?.stop();
+  temp.remove();
+});
+
+const key = (account: string, plan: string, mode: "live" | "test") =>
+  createKeyWithCli(serverEnv, ["--account", account, "--plan", plan, "--mode", mode]);
+
+/** Options every run shares: the server, the key, and a short poll so that the tests do not wait for 2 s. */
+const connect = (apiKey: string) => ["--url", server.url, "--key", apiKey, "--poll", "0.05"];
+
+const VERDICT_HEADER = ["verdict", "reasons", "suggestion", "disposable", "role", "catch_all"];
+const ANSWERS: Record<string, string[]> = {
+  deliverable: ["deliverable", "", "", "false", "false", "false"],
+  undeliverable: ["undeliverable", "mailbox_not_found", "", "false", "false", ""],
+  catchall: ["unknown", "catch_all_domain", "", "false", "false", "true"],
+  disposable: ["risky", "disposable_domain", "", "true", "", ""],
+  greylisted: ["unknown", "greylisted", "", "false", "false", ""],
+};
+
+/** The input rows of `name,Email,note`: a quoted comma, a line break in a field, a duplicate in another case. */
+const PEOPLE = [
+  ["Doe, Jane", "deliverable@vrai.test", "first"],
+  ["Bob", "undeliverable@vrai.test", "two\nlines"],
+  ["Cat", "catchall@vrai.test", 'said "hi"'],
+  ["Dan", "Deliverable@VRAI.test", "same address as Jane"],
+  ["Eve", "disposable@vrai.test", ""],
+];
+const PEOPLE_CSV = `name,Email,note\n${PEOPLE.map((row) => row.map((cell) => `"${cell.replaceAll('"', '""')}"`).join(",")).join("\n")}\n`;
+const PEOPLE_OUT = [
+  ["name", "Email", "note", ...VERDICT_HEADER],
+  ...PEOPLE.map((row) => [...row, ...ANSWERS[row[1]!.split("@")[0]!.toLowerCase()]!]),
+];
+
+function readJobs(path: string): { batch: number; jobs: Array<{ start: number; end: number; job_id: string }> } {
+  return JSON.parse(readFileSync(path, "utf8"));
+}
+
+test("verify: a CSV on stdin comes back on stdout with the verdict columns, every row in input order", async () => {
+  const apiKey = await key("stdin", "wide", "test");
+  const run = await runVerifyCli(["-", "--out", "-", ...connect(apiKey)], { stdin: PEOPLE_CSV });
+  assert.equal(run.code, 0, run.stderr);
+  assert.deepEqual(parse(run.stdout), PEOPLE_OUT);
+  // A line break inside a field is quoted, so that a spreadsheet reads one row, not two.
+  assert.match(run.stdout, /,"two\nlines",/);
+  // Not a terminal: plain progress lines on stderr, no bar drawing.
+  assert.match(run.stderr, /^verify: 4\/4 addresses \(100%\), [\d.]+\/s$/m, "4 distinct addresses");
+  assert.doesNotMatch(run.stderr, /[\r\u001b]/);
+  assert.match(run.stderr, /^Done: 5 rows written to stdout$/m);
+});
+
+test("verify: a file larger than the plan's batch_max is split into jobs of that size, results in input order", async () => {
+  const apiKey = await key("split", "small", "test");
+  const input = join(dir, "split.csv");
+  const out = join(dir, "split-results.csv");
+  writeFileSync(input, PEOPLE_CSV);
+  const run = await runVerifyCli([input, "--out", out, ...connect(apiKey)]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, /^The plan allows 2 addresses per job: sending 2 rows per job$/m);
+  assert.deepEqual(parse(readFileSync(out, "utf8")), PEOPLE_OUT);
+  assert.equal(run.stdout, "", "nothing on stdout when the results go to a file");
+  const state = readJobs(`${out}.jobs.json`);
+  assert.deepEqual(
+    state.jobs.map(({ start, end }) => [start, end]),
+    [
+      [0, 2],
+      [2, 4],
+      [4, 5],
+    ],
+  );
+  // Each is a job of the server's, with the rows of its slice.
+  for (const [i, job] of state.jobs.entries()) {
+    const read = await fetch(`${server.url}/v1/jobs/${job.job_id}`, { headers: { authorization: `Bearer ${apiKey}` } });
+    const body: any = await read.json();
+    assert.equal(body.status, "completed");
+    assert.deepEqual(
+      body.results.map((r: { email: string }) => r.email),
+      PEOPLE.slice(job.start, job.end).map((row) => row[1]),
+      `job ${i + 1}`,
+    );
+  }
+  // The same command again would pay twice: it refuses and says how to go on.
+  const again = await runVerifyCli([input, "--out", out, ...connect(apiKey)]);
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /^Cannot start over: .*split-results\.csv\.jobs\.json records jobs already submitted/m);
+});
+
+/** Live addresses the pipeline answers without the network: bad syntax and typos of known domains. */
+const OFFLINE = [
+  ["1", "nobody", "undeliverable", "invalid_syntax", ""],
+  ["2", "jane@gmial.com", "undeliverable", "domain_typo", "jane@gmail.com"],
+  ["3", "bad@@x.fr", "undeliverable", "invalid_syntax", ""],
+  ["4", "joe@yaho.com", "undeliverable", "domain_typo", "joe@yahoo.com"],
+  ["5", "x@y", "undeliverable", "invalid_syntax", ""],
+  ["6", "ann@gmial.com", "undeliverable", "domain_typo", "ann@gmail.com"],
+];
+const OFFLINE_CSV = `id,email\n${OFFLINE.map(([id, email]) => `${id},${email}`).join("\n")}\n`;
+const offlineRows = (n: number) => [
+  ["id", "email", ...VERDICT_HEADER],
+  ...OFFLINE.slice(0, n).map(([id, email, verdict, reason, suggestion]) => [
+    id!,
+    email!,
+    verdict!,
+    reason!,
+    suggestion!,
+    "",
+    "",
+    "",
+  ]),
+];
+
+test("verify: a 402 mid-file stops cleanly, writes the rows verified so far and exits with 3", async () => {
+  const apiKey = await key("quota", "metered", "live");
+  const input = join(dir, "quota.csv");
+  const out = join(dir, "quota-results.csv");
+  writeFileSync(input, OFFLINE_CSV);
+  const run = await runVerifyCli([input, "--out", out, ...connect(apiKey)]);
+  assert.equal(run.code, 3, run.stderr);
+  const quotaLines = run.stderr.split("\n").filter((line) => /quota/i.test(line));
+  assert.equal(quotaLines.length, 1, run.stderr);
+  assert.match(
+    quotaLines[0]!,
+    /^Quota spent: 4 of 6 rows verified and written to .*quota-results\.csv; run again with --resume/,
+  );
+  assert.deepEqual(parse(readFileSync(out, "utf8")), offlineRows(4));
+  assert.equal(readJobs(`${out}.jobs.json`).jobs.length, 2, "the refused third job is not recorded");
+});
+
+test("verify --resume after a SIGKILL mid-run sends only the rows no recorded job covers", async () => {
+  const apiKey = await key("resume", "slow", "live");
+  const input = join(dir, "resume.csv");
+  const out = join(dir, "resume-results.csv");
+  const jobsFile = `${out}.jobs.json`;
+  writeFileSync(input, OFFLINE_CSV);
+  const first = startVerifyCli([input, "--out", out, ...connect(apiKey)]);
+  // The 413 that tells the batch size and two jobs take the three tokens; the third job waits a minute.
+  await eventually("the first run to wait on a 429 after two jobs", () => first.stderr(), {
+    until: (stderr) => /The server is rate limited: waiting \d+ s/.test(stderr),
+    timeoutMs: 30_000,
+  });
+  first.child.kill("SIGKILL");
+  assert.equal((await first.done).signal, "SIGKILL");
+  const recorded = readJobs(jobsFile);
+  assert.deepEqual(
+    recorded.jobs.map(({ start, end }) => [start, end]),
+    [
+      [0, 2],
+      [2, 4],
+    ],
+  );
+  assert.equal(existsSync(out), false, "no results file from a killed run");
+
+  // Same account, lifted rate, same quota of 6: 4 are spent, so a chunk sent again would end in a 402 (exit 3).
+  const lifted = await key("resume", "slow_lifted", "live");
+  const resumed = await runVerifyCli([input, "--out", out, "--resume", ...connect(lifted)]);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.deepEqual(parse(readFileSync(out, "utf8")), offlineRows(6));
+  const state = readJobs(jobsFile);
+  assert.deepEqual(
+    state.jobs.map((job) => job.job_id).slice(0, 2),
+    recorded.jobs.map((job) => job.job_id),
+    "the recorded jobs are read, not submitted again",
+  );
+  assert.deepEqual(
+    state.jobs.map(({ start, end }) => [start, end]),
+    [
+      [0, 2],
+      [2, 4],
+      [4, 6],
+    ],
+  );
+  // And the account's quota holds exactly the 6 rows: one more address is refused.
+  const extra = await fetch(`${server.url}/v1/email`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${lifted}`, "content-type": "application/json" },
+    body: JSON.stringify({ email: "nobody" }),
+  });
+  assert.equal(extra.status, 402);
+});
+
+/** `http://127.0.0.1:<port>` of a port that was listening a moment ago and no longer is. */
+async function freedPort(): Promise<string> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
+test("verify: --help, usage errors (exit 2), an unreadable file and an unreachable server (exit 1)", async () => {
+  const help = await runVerifyCli(["--help"]);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /^Usage: npm run verify -- FILE\.csv --out RESULTS\.csv/);
+
+  for (const [args, message] of [
+    [[], /no input file/],
+    [["a.csv"], /--out is missing/],
+    [["a.csv", "--out", "b.csv"], /no API key/],
+    [["a.csv", "--out", "b.csv", "--key", "k", "--colour"], /Unknown option '--colour'/],
+    [["a.csv", "--out", "b.csv", "--key", "k", "--url", "ftp://x"], /--url must be http or https/],
+    [["a.csv", "--out", "-", "--key", "k", "--resume"], /give --state FILE/],
+  ] as const) {
+    const run = await runVerifyCli([...args]);
+    assert.equal(run.code, 2, args.join(" "));
+    assert.match(run.stderr, message);
+    assert.match(run.stderr, /Usage: npm run verify/);
+  }
+
+  const noColumn = await runVerifyCli(["-", "--out", "-", "--key", "k", "--url", "http://127.0.0.1:9"], {
+    stdin: "name,city\nJane,Paris\n",
+  });
+  assert.equal(noColumn.code, 1);
+  assert.match(noColumn.stderr, /^Cannot read the CSV file: line 1: no address column/);
+
+  // A port nobody listens on (one just freed): one line naming the server and the cause, after the quiet retries.
+  const closedUrl = await freedPort();
+  const closed = await runVerifyCli(["-", "--out", "-", "--key", "k", "--url", closedUrl], {
+    stdin: "email\ndeliverable@vrai.test\n",
+  });
+  assert.equal(closed.code, 1);
+  assert.equal(closed.stderr, `Cannot reach ${closedUrl}: ECONNREFUSED\n`);
+  assert.equal(closed.stdout, "");
+});
+
+test("createProgress() draws a bar with a rate and an ETA when the stream is a terminal", () => {
+  const stream = Object.assign(new PassThrough(), { isTTY: true, columns: 100 }) as unknown as NodeJS.WriteStream;
+  let drawn = "";
+  (stream as unknown as PassThrough).on("data", (chunk) => (drawn += chunk));
+  const progress = createProgress({ stream });
+  progress.start(10);
+  progress.update(4);
+  progress.note("a note for the user");
+  progress.stop();
+  assert.match(drawn, /4\/10 addresses \| [\d.]+\/s \| ETA /);
+  assert.match(drawn, /a note for the user/);
+});
+
+test("pendingRanges() cuts the rows no recorded job covers into batches, in input order", () => {
+  const state = newJobState("x", 11);
+  state.batch = 3;
+  state.jobs = [
+    { start: 3, end: 5, job_id: "a", total: 2 },
+    { start: 8, end: 9, job_id: "b", total: 1 },
+  ];
+  assert.deepEqual(
+    pendingRanges(state).map(({ start, end }) => [start, end]),
+    [
+      [0, 3],
+      [5, 8],
+      [9, 11],
+    ],
+  );
+  assert.equal(newJobState("x", 12_000).batch, 5000, "the first try is the server's hard cap");
+});
+
+test("retryAfterSeconds() reads seconds and HTTP dates, at least 1 s", () => {
+  const now = Date.parse("2026-11-25T08:00:00Z");
+  for (const [value, seconds] of [
+    ["7", 7],
+    ["0", 1],
+    [null, 1],
+    ["soon", 1],
+    ["Wed, 25 Nov 2026 08:00:30 GMT", 30],
+  ] as const) {
+    assert.equal(retryAfterSeconds(value, now), seconds, String(value));
+  }
+});
