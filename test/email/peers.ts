@@ -21,6 +21,15 @@ export function findDnsmasq(): string | null {
 
 export const DNSMASQ_MISSING = "dnsmasq is not installed (apt-get install -y dnsmasq): live DNS tests skipped";
 
+/**
+ * Why live-peer tests skip here, or false when they can run: they need dnsmasq, and root to bind SMTP peers on
+ * port 25 of loopback addresses. `what` names what is skipped (the peers' range, the suite).
+ */
+export function livePeersSkip(what: string): string | false {
+  if (findDnsmasq() === null) return DNSMASQ_MISSING;
+  return process.getuid?.() !== 0 ? `SMTP peers bind port 25, which needs root: ${what} skipped` : false;
+}
+
 export interface DnsRecords {
   /** Zones dnsmasq answers for authoritatively (NXDOMAIN for unknown names inside them), e.g. "vrai-peers.net". */
   zones: string[];

@@ -8,10 +8,9 @@ import { buildOpenApi } from "../../src/http/openapi.ts";
 import { applyPreferredWait, preferredWait } from "../../src/http/prefer.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { startTestServer } from "../helpers/server.ts";
-import { DNSMASQ_MISSING, findDnsmasq, startDnsmasq, startHostileSmtpPeer, startSmtpPeer } from "../email/peers.ts";
+import { livePeersSkip, startDnsmasq, startHostileSmtpPeer, startSmtpPeer } from "../email/peers.ts";
 
-const skip =
-  findDnsmasq() === null ? DNSMASQ_MISSING : process.getuid?.() !== 0 ? "SMTP peers need root for port 25" : false;
+const skip = livePeersSkip("HTTP tests over live peers");
 const Z = "vrai-prefer.net";
 
 async function peers(t: { after(fn: () => unknown): void }) {

@@ -4,15 +4,14 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { startTestServer } from "../helpers/server.ts";
 import { createEmailEngine } from "../../src/email/engine.ts";
-import { DNSMASQ_MISSING, findDnsmasq, startDnsmasq, startSmtpPeer } from "../email/peers.ts";
+import { livePeersSkip, startDnsmasq, startSmtpPeer } from "../email/peers.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { createKey } from "../../src/auth/key_store.ts";
 import { testDatabase, urlWithSchema } from "../helpers/database.ts";
 import { startServerProcess } from "../helpers/process.ts";
 import { eventually } from "../helpers/eventually.ts";
 
-const skip =
-  findDnsmasq() === null ? DNSMASQ_MISSING : process.getuid?.() !== 0 ? "SMTP peers need root for port 25" : false;
+const skip = livePeersSkip("HTTP tests over live peers");
 
 async function peers(t: { after(fn: () => unknown): void }) {
   const dns = await startDnsmasq({

@@ -11,7 +11,7 @@ import { startTestServer } from "../helpers/server.ts";
 import { createApp } from "../../src/http/app.ts";
 import { serve } from "../../src/http/serve.ts";
 import { silentLogger } from "../../src/log.ts";
-import type { EmailVerification } from "../../src/email/types.ts";
+import { settledAddress, settledEmail } from "../helpers/settled_engines.ts";
 import { runFuzz } from "./fuzz_cases.ts";
 
 setFlagsFromString("--expose-gc");
@@ -29,35 +29,8 @@ test(`fuzz: ${CASES} seeded hostile requests (seed ${SEED}) answer a problem or 
   const base = await startTestServer(t, {
     env: { PLANS_FILE: plans },
     // Stand-ins for the engines: the network is not what this test is about.
-    email: {
-      async verify(email) {
-        const skipped = "skipped" as const;
-        return {
-          email,
-          verdict: "undeliverable",
-          reasons: ["invalid_syntax"],
-          suggestion: null,
-          flags: { disposable: null, role: null, catch_all: null },
-          checks: {
-            syntax: "fail",
-            provider_rules: skipped,
-            typo: skipped,
-            disposable: skipped,
-            role: skipped,
-            mx: skipped,
-            smtp: skipped,
-            catch_all: skipped,
-          },
-          duration_ms: 0,
-        } as EmailVerification;
-      },
-    },
-    address: {
-      ready: true,
-      async verify() {
-        return { verdict: "unknown", reasons: ["country_not_covered"], normalized: null, duration_ms: 0 };
-      },
-    },
+    email: settledEmail,
+    address: settledAddress,
   });
   // Short time limits, so that a request promising more body than it sends ends within the bound.
   const server = await serve(createApp(base.services), {

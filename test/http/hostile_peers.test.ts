@@ -11,8 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  DNSMASQ_MISSING,
-  findDnsmasq,
+  livePeersSkip,
   startDnsmasq,
   startFastSmtpPeer,
   startHostileSmtpPeer,
@@ -23,8 +22,7 @@ import {
 import { runKeysCli, startServerProcess } from "../helpers/process.ts";
 import { eventually } from "../helpers/eventually.ts";
 
-const skip =
-  findDnsmasq() === null ? DNSMASQ_MISSING : process.getuid?.() !== 0 ? "SMTP peers need root for port 25" : false;
+const skip = livePeersSkip("HTTP tests over live peers");
 
 const EMAIL_DEADLINE_MS = 2000;
 const PROBE_TIMEOUT_MS = 1500;

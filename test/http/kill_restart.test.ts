@@ -6,12 +6,11 @@ import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DNSMASQ_MISSING, findDnsmasq, startDnsmasq, startFastSmtpPeer } from "../email/peers.ts";
+import { livePeersSkip, startDnsmasq, startFastSmtpPeer } from "../email/peers.ts";
 import { runKeysCli, startServerProcess } from "../helpers/process.ts";
 import { eventually } from "../helpers/eventually.ts";
 
-const skip =
-  findDnsmasq() === null ? DNSMASQ_MISSING : process.getuid?.() !== 0 ? "SMTP peers need root for port 25" : false;
+const skip = livePeersSkip("HTTP tests over live peers");
 
 test("a server killed with SIGKILL mid-job and restarted on the same STATE_DIR completes the job, once per address", {
   skip,

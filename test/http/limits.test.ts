@@ -4,38 +4,7 @@ import { writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestServer } from "../helpers/server.ts";
-import type { EmailVerifier } from "../../src/email/verifier.ts";
-import type { EmailVerification } from "../../src/email/types.ts";
-
-// Stands in for the email engine: the network is not what these tests are about.
-const settledEmail: Pick<EmailVerifier, "verify"> = {
-  async verify(email) {
-    return {
-      email,
-      verdict: "undeliverable",
-      reasons: ["invalid_syntax"],
-      suggestion: null,
-      flags: { disposable: null, role: null, catch_all: null },
-      checks: {
-        syntax: "fail",
-        provider_rules: "skipped",
-        typo: "skipped",
-        disposable: "skipped",
-        role: "skipped",
-        mx: "skipped",
-        smtp: "skipped",
-        catch_all: "skipped",
-      },
-      duration_ms: 0,
-    } as EmailVerification;
-  },
-};
-const settledAddress = {
-  ready: true,
-  async verify() {
-    return { verdict: "unknown" as const, reasons: ["country_not_covered" as const], normalized: null, duration_ms: 0 };
-  },
-};
+import { settledAddress, settledEmail } from "../helpers/settled_engines.ts";
 
 function plansFile(plans: unknown): string {
   const file = join(mkdtempSync(join(tmpdir(), "vrai-plans-")), "plans.json");

@@ -5,34 +5,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawn } from "node:child_process";
-import { startServerProcess, type CliResult } from "../helpers/process.ts";
-
-const ROOT = new URL("../../", import.meta.url).pathname;
-
-/** `npm run keys`; a run that does not end within 30 s is killed and counts as failed (before the fix, some hung). */
-function runKeysCli(env: Record<string, string>, args: string[]): Promise<CliResult> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/keys.ts", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => (stdout += chunk));
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  const timer = setTimeout(() => {
-    stderr += `keys ${args[0]} did not end within 30 s`;
-    child.kill("SIGKILL");
-  }, 30_000);
-  // "close", not "exit": the output may still be in the pipes when the process exits.
-  return new Promise((resolve) =>
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    }),
-  );
-}
+import { runKeysCli, startServerProcess, type CliResult } from "../helpers/process.ts";
 
 test("30 keys CLI runs beside a server answering metered calls at full speed: no 500, no failed run", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), "vrai-keys-load-"));

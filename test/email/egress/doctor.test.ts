@@ -7,15 +7,10 @@ import { after, before, describe, test } from "node:test";
 import { echoedAddress, isFqdn } from "../../../src/email/egress/self_check.ts";
 import { ROOT } from "../../helpers/process.ts";
 import { startEchoSmtpPeer, type EchoSmtpPeer } from "../echo_peer.ts";
-import { DNSMASQ_MISSING, findDnsmasq, startDnsmasq, type Dnsmasq } from "../peers.ts";
+import { livePeersSkip, startDnsmasq, type Dnsmasq } from "../peers.ts";
 import { startSocksProxy, type TestSocksProxy } from "../socks_proxy.ts";
 
-const skip =
-  findDnsmasq() === null
-    ? DNSMASQ_MISSING
-    : process.getuid?.() !== 0
-      ? "the SMTP peer binds 127.0.12.20:25, which needs root: doctor tests skipped"
-      : false;
+const skip = livePeersSkip("doctor tests (127.0.12.20)");
 const Z = "vrai-doctor.net";
 const HELO = `probe.${Z}`;
 const PEER = "127.0.12.20";

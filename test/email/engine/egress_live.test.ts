@@ -7,19 +7,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { loadConfig, type Config } from "../../../src/config.ts";
-import { createEmailEngine, type CreateEmailEngineOptions, type EmailEngine } from "../../../src/email/engine.ts";
+import { createEmailEngine } from "../../../src/email/engine.ts";
 import type { EmailVerification } from "../../../src/email/types.ts";
 import { createLogger } from "../../../src/log.ts";
 import { startEchoSmtpPeer, type EchoSmtpPeer } from "../echo_peer.ts";
-import { DNSMASQ_MISSING, findDnsmasq, startDnsmasq, startSmtpPeer, type Dnsmasq, type SmtpPeer } from "../peers.ts";
+import { livePeersSkip, startDnsmasq, startSmtpPeer, type Dnsmasq, type SmtpPeer } from "../peers.ts";
+import { liveEngines } from "./live_engines.ts";
 import { startSocksProxy, type TestSocksProxy } from "../socks_proxy.ts";
 
-const skip =
-  findDnsmasq() === null
-    ? DNSMASQ_MISSING
-    : process.getuid?.() !== 0
-      ? "SMTP peers bind 127.0.12.x:25, which needs root: live egress tests skipped"
-      : false;
+const skip = livePeersSkip("live egress tests (127.0.12.x)");
 const Z = "vrai-egress.net";
 const IP = { ok: "127.0.12.10", any: "127.0.12.11", bulk: "127.0.12.12", echo: "127.0.12.13" };
 
@@ -31,28 +27,10 @@ let echo: EchoSmtpPeer;
 let open: TestSocksProxy;
 let guarded: TestSocksProxy;
 let gssapi: TestSocksProxy;
-const engines: EmailEngine[] = [];
 const stops: Array<() => Promise<void>> = [];
 let dir: string;
 
-function config(overrides: Partial<Config> = {}): Config {
-  return {
-    ...loadConfig({}),
-    dnsServers: [dns.server],
-    probeAllowCidrs: ["127.0.0.0/8"],
-    probeTimeoutMs: 1500,
-    emailDeadlineMs: 4000,
-    smtpHeloName: "probe.vrai.example",
-    smtpMailFrom: "verify@probe.vrai.example",
-    ...overrides,
-  };
-}
-
-function engine(overrides: Partial<Config> = {}, options: CreateEmailEngineOptions = {}): EmailEngine {
-  const e = createEmailEngine(config(overrides), options);
-  engines.push(e);
-  return e;
-}
+const { config, engine, closeAll } = liveEngines(() => dns.server, { probeTimeoutMs: 1500 });
 
 function logged(): { lines: string[]; log: ReturnType<typeof createLogger> } {
   const lines: string[] = [];
@@ -94,7 +72,7 @@ before(async () => {
 });
 
 after(async () => {
-  await Promise.all(engines.map((e) => e.close()));
+  await closeAll();
   await Promise.all(stops.map((stop) => stop()));
   if (dir) rmSync(dir, { recursive: true, force: true });
 });

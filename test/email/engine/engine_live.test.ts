@@ -2,19 +2,12 @@
 // Every reason of the spec's Reason enumeration is produced here at least once.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { loadConfig, type Config } from "../../../src/config.ts";
-import {
-  createEmailEngine,
-  type CreateEmailEngineOptions,
-  type EmailEngine,
-  type EmailResult,
-} from "../../../src/email/engine.ts";
+import type { EmailEngine, EmailResult } from "../../../src/email/engine.ts";
 import type { EmailReason, EmailVerification } from "../../../src/email/types.ts";
 import { REASON_VERDICT } from "../../../src/email/vocabulary.ts";
 import { createLogger } from "../../../src/log.ts";
 import {
-  DNSMASQ_MISSING,
-  findDnsmasq,
+  livePeersSkip,
   REPLIES,
   startDnsmasq,
   startSilentDns,
@@ -22,13 +15,9 @@ import {
   type Dnsmasq,
   type SmtpPeer,
 } from "../peers.ts";
+import { liveEngines } from "./live_engines.ts";
 
-const skip =
-  findDnsmasq() === null
-    ? DNSMASQ_MISSING
-    : process.getuid?.() !== 0
-      ? "SMTP peers bind 127.0.3.x:25, which needs root: live email tests skipped"
-      : false;
+const skip = livePeersSkip("live email tests (127.0.3.x)");
 const Z = "vrai-peers.net";
 const IP = {
   ok: "127.0.3.10",
@@ -43,27 +32,9 @@ const IP = {
 
 let dns: Dnsmasq;
 const peers: Record<string, SmtpPeer> = {};
-const engines: EmailEngine[] = [];
 const stops: Array<() => Promise<void>> = [];
 
-function config(overrides: Partial<Config> = {}): Config {
-  return {
-    ...loadConfig({}),
-    dnsServers: [dns.server],
-    probeAllowCidrs: ["127.0.0.0/8"],
-    probeTimeoutMs: 800,
-    emailDeadlineMs: 4000,
-    smtpHeloName: "probe.vrai.example",
-    smtpMailFrom: "verify@probe.vrai.example",
-    ...overrides,
-  };
-}
-
-function engine(overrides: Partial<Config> = {}, options: CreateEmailEngineOptions = {}): EmailEngine {
-  const e = createEmailEngine(config(overrides), options);
-  engines.push(e);
-  return e;
-}
+const { engine, closeAll } = liveEngines(() => dns.server, { probeTimeoutMs: 800 });
 
 /** Reasons seen in answers over real sockets (checked against the spec's enumeration at the end). */
 const produced = new Set<EmailReason>();
@@ -132,7 +103,7 @@ before(async () => {
 });
 
 after(async () => {
-  await Promise.all(engines.map((e) => e.close()));
+  await closeAll();
   await Promise.all(stops.map((stop) => stop()));
 });
 

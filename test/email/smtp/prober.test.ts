@@ -124,29 +124,27 @@ test("probe() reuses an idle connection with RSET when reuse is on", async () =>
   await pool.drain();
 });
 
-test("probe() opens a new connection when the server refuses RSET", async () => {
-  const { dialer, prober, pool } = setup((line) => (line === "RSET" ? "502 5.5.1 no" : "250 ok"), { maxPerHost: 1 });
-  await prober.probe(HOSTS, "a@d.fr", opts({ reuse: true }));
-  const { outcome } = await prober.probe(HOSTS, "b@d.fr", opts({ reuse: true }));
-  assert.equal(outcome.kind === "reply" && outcome.category, "accepted");
-  assert.equal(dialer.connections.length, 2);
-  await pool.drain();
-});
-
-test("probe() opens a new connection when a reused one refuses more recipients", async () => {
-  const { dialer, prober, pool } = setup(
+// A reused connection that will not take the next address is given up for a fresh one, whatever the refusal.
+const REUSE_REFUSALS: Array<[string, Responder]> = [
+  ["the server refuses RSET", (line) => (line === "RSET" ? "502 5.5.1 no" : "250 ok")],
+  [
+    "a reused one refuses more recipients",
     (line, conn) =>
       line.startsWith("RCPT") && conn.commands.filter((c) => c.startsWith("RCPT")).length > 1
         ? "452 4.5.3 Error: too many recipients"
         : "250 ok",
-    { maxPerHost: 1 },
-  );
-  await prober.probe(HOSTS, "a@d.fr", opts({ reuse: true }));
-  const { outcome } = await prober.probe(HOSTS, "b@d.fr", opts({ reuse: true }));
-  assert.equal(outcome.kind === "reply" && outcome.category, "accepted");
-  assert.equal(dialer.connections.length, 2);
-  await pool.drain();
-});
+  ],
+];
+for (const [when, answer] of REUSE_REFUSALS) {
+  test(`probe() opens a new connection when ${when}`, async () => {
+    const { dialer, prober, pool } = setup(answer, { maxPerHost: 1 });
+    await prober.probe(HOSTS, "a@d.fr", opts({ reuse: true }));
+    const { outcome } = await prober.probe(HOSTS, "b@d.fr", opts({ reuse: true }));
+    assert.equal(outcome.kind === "reply" && outcome.category, "accepted");
+    assert.equal(dialer.connections.length, 2);
+    await pool.drain();
+  });
+}
 
 test("probe() asks the catch-all recipient on the accepting connection after RSET and returns both answers", async () => {
   const { dialer, prober } = setup(ok);
