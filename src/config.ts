@@ -11,6 +11,11 @@ export interface Config {
   /** Unset: embedded PGlite in stateDir. Set: a real PostgreSQL shared by any number of processes. */
   databaseUrl: string | undefined;
   stateDir: string;
+  /**
+   * DB_QUERY_TIMEOUT_MS (PostgreSQL): bound on connecting, on each statement, and on a connection that stops
+   * answering; a call that meets it gets 503 service-unavailable with Retry-After.
+   */
+  dbQueryTimeoutMs: number;
   plansFile: string | undefined;
   /** `ip` or `ip:port` entries; empty means the system resolver configuration. */
   dnsServers: string[];
@@ -102,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ""),
     databaseUrl: env.DATABASE_URL || undefined,
     stateDir: env.STATE_DIR || "./state",
+    dbQueryTimeoutMs: integer(env, "DB_QUERY_TIMEOUT_MS", 5_000, 1),
     plansFile: env.PLANS_FILE || undefined,
     dnsServers: list(env.DNS_SERVERS),
     smtpPort: integer(env, "SMTP_PORT", 25, 1),

@@ -9,7 +9,9 @@ import { createPostgresRateLimiter } from "./limits/postgres_rate_limiter.ts";
 import { QuotaLedger } from "./limits/quota.ts";
 import { createExclusiveQuotaSettler } from "./limits/exclusive_quota_settler.ts";
 import { createSharedQuotaSettler } from "./limits/shared_quota_settler.ts";
-import { openDatabase, type Database } from "./store/db.ts";
+import { openDatabase, openDatabaseWhenReachable, type Database } from "./store/db.ts";
+import { DatabaseNotReadyError } from "./store/unavailable.ts";
+import type { Logger } from "./log.ts";
 import type { Services } from "./services.ts";
 
 export interface CoreServices {
@@ -21,14 +23,36 @@ export interface CoreServices {
   quota: QuotaLedger;
 }
 
+export interface BuildCoreOptions {
+  /** PostgreSQL schema to keep every table in (tests). */
+  schema?: string;
+  /**
+   * Set: a PostgreSQL unreachable at start does not fail it; the database is tried again in the background (its
+   * retries logged here) and calls are refused 503 until it is ready (`db.ready`). Unset: open it or throw.
+   */
+  waitForDatabase?: { log: Logger };
+}
+
 /** Database, plans, keys and limits: what every process needs before it can authenticate a call. */
-export async function buildCore(config: Config, options: { schema?: string } = {}): Promise<CoreServices> {
+export async function buildCore(config: Config, options: BuildCoreOptions = {}): Promise<CoreServices> {
+  const { schema, waitForDatabase } = options;
   const plans = loadPlans(config.plansFile);
-  const db = await openDatabase(config, { schema: options.schema });
+  const opening = { schema, queryTimeoutMs: config.dbQueryTimeoutMs };
+  const db = waitForDatabase
+    ? await openDatabaseWhenReachable(config, { ...opening, log: waitForDatabase.log })
+    : await openDatabase(config, opening);
+  const keys = createKeyCache(db.sql);
   return {
     db,
     plans,
-    keys: createKeyCache(db.sql),
+    // Every call that needs the database looks its key up first: until the database is ready, that is where it stops.
+    keys: {
+      knownValid: keys.knownValid,
+      resolve: (key) => {
+        const reason = db.unready;
+        return reason === undefined ? keys.resolve(key) : Promise.reject(new DatabaseNotReadyError(reason));
+      },
+    },
     // One process owns the embedded database, so memory buckets and counters are exact there; processes sharing a
     // PostgreSQL must draw from the same buckets and lock the same quota rows.
     rate: db.kind === "embedded" ? createMemoryRateLimiter() : createPostgresRateLimiter(db.sql),

@@ -21,7 +21,8 @@ async function main(): Promise<void> {
   const config = loadConfig();
   // The embedded database's directory is the owner's alone; what others could reach is named here, in this log.
   if (!config.databaseUrl) secureStateDir(config.stateDir, { log });
-  const core = await buildCore(config);
+  // A PostgreSQL not reachable yet does not stop the start: /healthz answers, /readyz and calls say 503 meanwhile.
+  const core = await buildCore(config, { waitForDatabase: { log } });
   const email = createEmailEngine(config, { log });
   // Can probes leave this host? Checked in the background (start never waits for it), logged once, shown in /readyz.
   const egress = startEgressCheck(config, { log });
@@ -37,7 +38,9 @@ async function main(): Promise<void> {
       "nobody works bulk jobs: ROLE=api on the embedded database; use ROLE=all, or DATABASE_URL with worker processes",
     );
   }
-  if (working) {
+  let stopping = false;
+  const startWorking = () => {
+    if (stopping || !working) return;
     // The embedded database has one process: whatever is claimed at start was held by a process that died.
     runner = startJobRunner({
       sql: core.db.sql,
@@ -48,7 +51,7 @@ async function main(): Promise<void> {
       timeoutRetryDelayMs: coolOffFor(config.probeTimeoutMs) + config.probeTimeoutMs,
     });
     sweeper = startSweeper({ sql: core.db.sql, log });
-  }
+  };
   if (serving) {
     const jobs = createJobQueue(core.db.sql);
     const services: Services = {
@@ -73,8 +76,20 @@ async function main(): Promise<void> {
     });
   }
   log.info("started", { role: config.role, port: server?.port, database: core.db.kind, workers: config.workers });
+  // Jobs are worked once the database is migrated; a failure that waiting cannot fix (a refused password, a failed
+  // migration) ends the process as it did before it served.
+  void (core.db.ready ?? Promise.resolve()).then(
+    () => {
+      if (core.db.kind === "postgres") log.info("database ready", {});
+      startWorking();
+    },
+    (error) => {
+      if (stopping) return;
+      log.error("cannot start", { error: error instanceof Error ? error.message : String(error) });
+      process.exit(1);
+    },
+  );
 
-  let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;

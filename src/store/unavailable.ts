@@ -6,11 +6,18 @@ const UNAVAILABLE_CODES = new Set([
   "EPIPE",
   "ETIMEDOUT",
   "EHOSTUNREACH",
+  "ENETUNREACH",
+  // The database's host name does not resolve (yet): its container or service is not up.
+  "ENOTFOUND",
+  "EAI_AGAIN",
   // postgres.js
   "CONNECT_TIMEOUT",
   "CONNECTION_CLOSED",
   "CONNECTION_ENDED",
   "CONNECTION_DESTROYED",
+  // Ours: a connection that stopped answering (answer_watchdog.ts), a database not reached or migrated yet (db.ts).
+  "DATABASE_TIMEOUT",
+  "DATABASE_NOT_READY",
   // PostgreSQL: admin shutdown, crash shutdown, cannot connect now, too many connections, statement timeout
   "57P01",
   "57P02",
@@ -22,4 +29,13 @@ const UNAVAILABLE_CODES = new Set([
 export function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && UNAVAILABLE_CODES.has(code);
+}
+
+/** Thrown for a call that needs the database while it is not usable yet (not reached, or migrating). */
+export class DatabaseNotReadyError extends Error {
+  readonly code = "DATABASE_NOT_READY";
+  constructor(reason: string) {
+    super(`Cannot use the database: ${reason}`);
+    this.name = "DatabaseNotReadyError";
+  }
 }
