@@ -16,6 +16,8 @@ import type { EgressStatus } from "./email/egress/self_check.ts";
 export interface AddressVerifier {
   verify(input: AddressInput, options?: { signal?: AbortSignal }): Promise<AddressVerification>;
   readonly ready: boolean;
+  /** Configured BAN départements without an index: the service still serves (unknown there); /readyz lists them. */
+  readonly missing?: readonly string[];
 }
 
 export interface JobQueue {

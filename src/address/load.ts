@@ -2,6 +2,7 @@
 // index file of the directory into shared memory, once per process.
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { OFFICIAL_BAN_SOURCE } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { BanIndex } from "./index/ban_index.ts";
 import { indexFileName } from "./index/format.ts";
@@ -14,6 +15,11 @@ export interface LoadedIndexes {
   /** Configured départements that could not be indexed (offline, missing file). */
   missing: string[];
 }
+
+/** What makes a missing département answer again: said in the startup warning and in /readyz. */
+export const MISSING_INDEX_FIX =
+  `download adresses-XX.csv.gz from ${OFFICIAL_BAN_SOURCE}/ and start with BAN_SOURCE=DIR (the directory that ` +
+  "holds them), or run npm run ban -- import PATH, then restart";
 
 function usable(path: string): boolean {
   if (!existsSync(path)) return false;
@@ -56,12 +62,17 @@ export async function ensureIndexes(options: EnsureIndexOptions): Promise<Loaded
     }
   }
   if (missing.length > 0) {
-    // One warning for all of them: the service still answers, with unknown/postcode_not_covered there.
-    log.warn("address index missing: addresses there answer unknown (postcode_not_covered)", {
-      departements: missing,
-      ban_source: banSource,
-      errors: failures,
-    });
+    // One warning for all of them, with the fix: the service is ready all the same and answers
+    // unknown/postcode_not_covered there (/readyz shows them as missing).
+    log.warn(
+      `address index missing: addresses there answer unknown (postcode_not_covered); to fix: ${MISSING_INDEX_FIX}`,
+      {
+        departements: missing,
+        ban_source: banSource,
+        errors: failures,
+        fix: MISSING_INDEX_FIX,
+      },
+    );
   }
   const buffers: SharedArrayBuffer[] = [];
   const loaded: string[] = [];

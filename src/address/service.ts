@@ -10,8 +10,13 @@ import type { AddressInput, AddressVerification } from "./types.ts";
 
 export interface AddressService {
   verify(input: AddressInput, options?: { signal?: AbortSignal }): Promise<AddressVerification>;
-  /** true once the index of the configured départements is loaded (for /readyz). */
+  /** true once the index of every configured département is loaded. */
   readonly ready: boolean;
+  /**
+   * Configured départements left without an index (offline, no BAN file): addresses there answer unknown
+   * (postcode_not_covered). The service serves all the same; /readyz lists them.
+   */
+  readonly missing: readonly string[];
   close(): Promise<void>;
 }
 
@@ -45,6 +50,7 @@ export async function createAddressService(config: Config, options: { log?: Logg
     get ready() {
       return ready;
     },
+    missing: loaded.missing,
     async verify(input, opts = {}) {
       const t0 = performance.now();
       const result = await batcher.submit(input, { signal: opts.signal });

@@ -58,15 +58,26 @@ function toRecord(row: KeyRow): KeyRecord {
 
 export interface CreateKeyOptions {
   account: string;
-  /** The plan of a new account (default free); on an existing account, changes its plan. */
+  /** The plan of a new account (default free); on an existing account, changes its plan (unset: keeps it). */
   plan?: string;
   mode?: KeyMode;
   endpoints?: Endpoint[];
   knownPlans: readonly string[];
 }
 
-/** Creates the account on first use of its name, then a key; returns the key in clear, the only time it exists. */
-export async function createKey(sql: Sql, options: CreateKeyOptions): Promise<{ key: string; record: KeyRecord }> {
+export interface CreatedKey {
+  /** The key in clear, the only time it exists. */
+  key: string;
+  record: KeyRecord;
+  /** The account's plan before this call, or null when this call created the account. */
+  previousPlan: string | null;
+}
+
+/**
+ * Creates the account on first use of its name, then a key. An existing account keeps its plan unless `plan` is
+ * given; `previousPlan` tells the caller whether the account was new and whether its plan changed.
+ */
+export async function createKey(sql: Sql, options: CreateKeyOptions): Promise<CreatedKey> {
   const { account, plan, mode = "live", endpoints = [...ENDPOINTS], knownPlans } = options;
   if (plan !== undefined && !knownPlans.includes(plan)) {
     throw new KeyStoreError(
@@ -76,18 +87,20 @@ export async function createKey(sql: Sql, options: CreateKeyOptions): Promise<{ 
   }
   const key = generateApiKey(mode);
   const id = randomUUID();
-  const row = await sql.begin(async (tx) => {
-    const [acct] = await tx`
+  const { row, previousPlan } = await sql.begin(async (tx) => {
+    // The CTE reads the row as it was before the statement: the plan the account had, or nothing for a new account.
+    const [acct] = await tx<{ id: string; plan: string; previous_plan: string | null }[]>`
+      with prior as (select plan from accounts where name = ${account})
       insert into accounts (id, name, plan) values (${randomUUID()}, ${account}, ${plan ?? "free"})
       on conflict (name) do update set plan = coalesce(${plan ?? null}, accounts.plan)
-      returning id, plan`;
+      returning id, plan, (select plan from prior) as previous_plan`;
     await tx`
       insert into api_keys (id, account_id, prefix, hash, mode, endpoints)
       values (${id}, ${acct.id}, ${keyPrefix(key)}, ${hashApiKey(key)}, ${mode}, ${endpoints})`;
     const [created] = await tx<KeyRow[]>`${selectKeys(tx)} where k.id = ${id}`;
-    return created;
+    return { row: created, previousPlan: acct.previous_plan };
   });
-  return { key, record: toRecord(row) };
+  return { key, record: toRecord(row), previousPlan };
 }
 
 function selectKeys(sql: Queryable) {

@@ -1,9 +1,12 @@
-// /healthz: the process answers. /readyz: it can serve: database reachable and address index loaded. It also shows
-// the SMTP egress self-check run at start, which never makes the service unready: without working probes email still
-// answers, `unknown`.
+// /healthz: the process answers. /readyz: it can serve: database reachable and address service started. It also
+// shows the SMTP egress self-check run at start and the BAN départements left without an index, neither of which
+// makes the service unready: email then answers `unknown` without working probes, and an address in a missing
+// département answers `unknown` (postcode_not_covered).
 import type { EgressReport } from "../../email/egress/self_check.ts";
 import type { Services } from "../../services.ts";
+import { MISSING_INDEX_FIX } from "../../address/load.ts";
 import { json } from "../problem.ts";
+import { deadline, untilAborted } from "../../async/deadline.ts";
 
 export function healthz(): Response {
   return json({ status: "ok" });
@@ -26,14 +29,42 @@ function smtpEgress(report: EgressReport | null) {
   };
 }
 
+/** How long /readyz waits for the database's answer: a probe must not outlast an orchestrator's probe timeout. */
+const DATABASE_CHECK_MS = 2000;
+
+/** `true`, or why the database cannot serve: "unreachable: …" (not reached yet at start, or not answering now). */
+async function databaseCheck(db: Services["db"]): Promise<true | string> {
+  if (db.unready !== undefined) return db.unready;
+  const limit = deadline(DATABASE_CHECK_MS, { what: "check the database" });
+  try {
+    const answer = await untilAborted(
+      db.sql`select 1`.then(() => true as const),
+      limit.signal,
+    );
+    return answer === true ? true : `unreachable: no answer within ${DATABASE_CHECK_MS} ms`;
+  } catch (error) {
+    return `unreachable: ${error instanceof Error ? error.message : String(error)}`;
+  } finally {
+    limit.dispose();
+  }
+}
+
+/**
+ * `true` when every configured département is indexed; the départements left without an index and the fix when the
+ * service started without them (still ready); `false` when the service does not serve addresses.
+ */
+function addressIndexCheck(address: Services["address"]) {
+  if (address.ready) return { ready: true, check: true as const };
+  const missing = address.missing ?? [];
+  if (missing.length === 0) return { ready: false, check: false as const };
+  return { ready: true, check: { status: "missing", departements: missing, fix: MISSING_INDEX_FIX } };
+}
+
 export function readyzRoute(services: Services) {
   return async (): Promise<Response> => {
-    const database = await services.db.sql`select 1`.then(
-      () => true,
-      () => false,
-    );
-    const addressIndex = services.address.ready;
-    const ready = database && addressIndex;
+    const database = await databaseCheck(services.db);
+    const { ready: addressReady, check: addressIndex } = addressIndexCheck(services.address);
+    const ready = database === true && addressReady;
     const checks: Record<string, unknown> = { database, address_index: addressIndex };
     if (services.egress !== undefined) checks.smtp_egress = smtpEgress(services.egress.report);
     return json(
