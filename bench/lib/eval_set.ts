@@ -38,17 +38,8 @@ export interface EvalCase {
   suffix?: string | null;
 }
 
-/** mulberry32: small, fast, good enough for sampling. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from "../../test/helpers/seeded_random.ts";
+import { seededRandom } from "../../test/helpers/seeded_random.ts";
 
 const ABBREVIATIONS: ReadonlyArray<readonly [RegExp, string]> = [
   [/^Boulevard /, "Bd "],

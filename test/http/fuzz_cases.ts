@@ -1,19 +1,8 @@
 // A seeded generator of hostile HTTP requests (methods, targets, Host and other headers, bodies), and the check
 // every answer must pass: a problem document or a valid success, never a 500. Used by test/http/fuzz.test.ts and
 // bench/fuzz.ts, so that the bench's cases are the suite's.
+import { seededRandom } from "../helpers/seeded_random.ts";
 import { rawRequest, type RawAnswer } from "./raw_http.ts";
-
-/** mulberry32: a small, fast, seedable PRNG. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface FuzzKeys {
   /** Keys that authenticate (test keys, live keys on a plan without a tight rate). */
@@ -246,7 +235,7 @@ export async function runFuzz(
   options: { seed: number; count: number; keys: FuzzKeys; concurrency?: number; timeoutMs?: number; host?: string },
 ): Promise<FuzzReport> {
   const { seed, count, keys, concurrency = 16, timeoutMs = 10_000, host = new URL(url).host } = options;
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const cases = Array.from({ length: count }, () => generateCase(random, keys, host));
   const byStatus = new Map<number, number>();
   const failures: FuzzReport["failures"] = [];

@@ -67,7 +67,8 @@ const PLURAL: ReadonlyMap<string, string> = new Map([
   ["cents", "cent"],
 ]);
 
-const MONTHS = new Set([
+/** French month names, folded: a number before one is part of a street name ("Rue du 8 Mai 1945"). */
+export const MONTHS: ReadonlySet<string> = new Set([
   "janvier",
   "fevrier",
   "mars",

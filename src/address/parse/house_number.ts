@@ -1,6 +1,7 @@
 // House numbers and their suffix (indice de répétition), docs/address_rules.md §5 and the addok-france processors
 // flag_housenumber, glue_ordinal, fold_ordinal, remove_leading_zeros (fixtures in shared/address/fixtures).
 import { foldAccents } from "../normalize/fold_accents.ts";
+import { MONTHS } from "../normalize/number_words.ts";
 import { isStreetType } from "../normalize/street_types.ts";
 
 /** 1 to 4 digits, optionally one glued letter (5 digits is a postcode). */
@@ -106,29 +107,7 @@ export function readHouseNumber(text: string): HouseNumber | null {
 
 // Words after which a trailing number belongs to the name: "Rue du 8 Mai 1945", "Place du 18 Juin 1940", "Rue de l'An
 // 2000", "Rue du XXIV".
-const NAME_NUMBER_BEFORE = new Set([
-  "janvier",
-  "fevrier",
-  "mars",
-  "avril",
-  "mai",
-  "juin",
-  "juillet",
-  "aout",
-  "septembre",
-  "octobre",
-  "novembre",
-  "decembre",
-  "an",
-  "de",
-  "du",
-  "des",
-  "d",
-  "l",
-  "la",
-  "le",
-  "les",
-]);
+const NAME_NUMBER_BEFORE = new Set([...MONTHS, "an", "de", "du", "des", "d", "l", "la", "le", "les"]);
 const TRAILING = new RegExp(`^(.*\\S)\\s+(\\d{1,4})(?:\\s*(${SUFFIX_ALT}))?$`, "i");
 
 /**
