@@ -1,6 +1,7 @@
 // The only module that reads process.env (with deps.ts). Every other module receives a Config.
 import { isIP } from "node:net";
 import { availableParallelism, hostname } from "node:os";
+import { LOG_LEVELS, type LogLevel } from "./log.ts";
 
 export type Role = "all" | "api" | "worker";
 
@@ -54,6 +55,10 @@ export interface Config {
    * without a known key from that address are answered 429 before any key lookup. 0 turns the limit off.
    */
   authFailuresPerMinute: number;
+  /** METRICS_TOKEN: bearer token GET /metrics asks for; unset, the metrics are open (docs/decisions.md "Metrics"). */
+  metricsToken: string | undefined;
+  /** LOG_LEVEL: lines below this level are not written (`silent`: none). */
+  logLevel: LogLevel;
 }
 
 export const OFFICIAL_BAN_SOURCE = "https://adresse.data.gouv.fr/data/ban/adresses/latest/csv";
@@ -98,6 +103,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `Cannot read configuration: SMTP_LOCAL_ADDRESS must be one IP address (or one IPv4 and one IPv6, comma-separated), got "${env.SMTP_LOCAL_ADDRESS}"`,
     );
   }
+  // RFC 6750 §2.1 b64token, long enough not to be guessed.
+  if (env.METRICS_TOKEN && !/^[A-Za-z0-9\-._~+/]{16,}=*$/.test(env.METRICS_TOKEN)) {
+    throw new RangeError(
+      "Cannot read configuration: METRICS_TOKEN must be at least 16 characters of A-Z a-z 0-9 - . _ ~ + / (then = padding)",
+    );
+  }
+  const logLevel = (env.LOG_LEVEL || "info") as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new RangeError(
+      `Cannot read configuration: LOG_LEVEL must be ${LOG_LEVELS.slice(0, -1).join(", ")} or ${LOG_LEVELS.at(-1)}, got "${env.LOG_LEVEL}"`,
+    );
+  }
   if (env.SMTP_PROXY && !/^socks5:\/\//i.test(env.SMTP_PROXY)) {
     throw new RangeError("Cannot read configuration: SMTP_PROXY must be a socks5://[user:pass@]host:port URL");
   }
@@ -130,5 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpLocalAddresses,
     smtpSelftestHost: env.SMTP_SELFTEST_HOST || undefined,
     authFailuresPerMinute: integer(env, "AUTH_FAILURES_PER_MINUTE", 30, 0),
+    metricsToken: env.METRICS_TOKEN || undefined,
+    logLevel,
   };
 }

@@ -9,27 +9,33 @@ import { serve, type RunningServer } from "./http/serve.ts";
 import { createEmailEngine } from "./email/engine.ts";
 import { startEgressCheck } from "./email/egress/self_check.ts";
 import { coolOffFor } from "./email/smtp/mx_health.ts";
-import { createAddressService, type AddressService } from "./address/service.ts";
+import { startAddressService, type AddressService } from "./address/service.ts";
 import { createJobQueue } from "./jobs/job_queue.ts";
 import { startJobRunner, type JobRunner } from "./jobs/runner.ts";
 import { startSweeper, type Sweeper } from "./jobs/sweeper.ts";
 import type { AddressVerifier, Services } from "./services.ts";
+import { createMetrics } from "./metrics/metrics.ts";
 
-const log = createLogger();
+// At info until the configuration is read (a bad one is reported at error), then at LOG_LEVEL.
+let log = createLogger();
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  log = createLogger({ level: config.logLevel });
   // The embedded database's directory is the owner's alone; what others could reach is named here, in this log.
   if (!config.databaseUrl) secureStateDir(config.stateDir, { log });
   // A PostgreSQL not reachable yet does not stop the start: /healthz answers, /readyz and calls say 503 meanwhile.
   const core = await buildCore(config, { waitForDatabase: { log } });
-  const email = createEmailEngine(config, { log });
+  // One set of instruments per process, shared by the engines, the job runner and GET /metrics.
+  const metrics = createMetrics();
+  const email = createEmailEngine(config, { log, metrics });
   // Can probes leave this host? Checked in the background (start never waits for it), logged once, shown in /readyz.
   const egress = startEgressCheck(config, { log });
   const serving = config.role !== "worker";
   const working = config.role !== "api";
-  // A worker-only process never answers address calls: it does not load the street index.
-  const address: AddressService | undefined = serving ? await createAddressService(config, { log }) : undefined;
+  // A worker-only process never answers address calls: it does not load the street index. The index is loaded (or
+  // first imported) in the background: the server listens meanwhile, and /readyz says where the index stands.
+  const address: AddressService | undefined = serving ? startAddressService(config, { log, metrics }) : undefined;
   let server: RunningServer | undefined;
   let runner: JobRunner | undefined;
   let sweeper: Sweeper | undefined;
@@ -39,6 +45,13 @@ async function main(): Promise<void> {
     );
   }
   let stopping = false;
+  address?.started.catch((error) => {
+    if (stopping) return;
+    log.error("cannot start", { error: error instanceof Error ? error.message : String(error) });
+    process.exit(1);
+  });
+  // SIGHUP: take up the indexes written into BAN_INDEX_DIR since (`npm run ban -- import` run beside the server).
+  if (address) process.on("SIGHUP", () => void address.reload({ trigger: "SIGHUP" }));
   const startWorking = () => {
     if (stopping || !working) return;
     // The embedded database has one process: whatever is claimed at start was held by a process that died.
@@ -47,6 +60,7 @@ async function main(): Promise<void> {
       verifier: email,
       log,
       exclusive: core.db.kind === "embedded",
+      metrics,
       // A timed-out address is tried again once its MX's cool-off is over, or the retry would meet the same skip.
       timeoutRetryDelayMs: coolOffFor(config.probeTimeoutMs) + config.probeTimeoutMs,
     });
@@ -61,6 +75,7 @@ async function main(): Promise<void> {
       email,
       address: address as AddressVerifier,
       egress,
+      metrics,
       jobs: { ...jobs, submit: (...args) => jobs.submit(...args).finally(() => runner?.wake()) },
     };
     server = await serve(createApp(services), {

@@ -11,13 +11,17 @@ import type { EmailVerification } from "./email/types.ts";
 import type { EmailVerifier } from "./email/verifier.ts";
 import type { Job, JobTable, ReadOptions, SubmittedTable } from "./jobs/job_store.ts";
 import type { AddressInput, AddressVerification } from "./address/types.ts";
+import type { AddressIndexStatus } from "./address/index_status.ts";
 import type { EgressStatus } from "./email/egress/self_check.ts";
+import type { Metrics } from "./metrics/metrics.ts";
 
 export interface AddressVerifier {
   verify(input: AddressInput, options?: { signal?: AbortSignal }): Promise<AddressVerification>;
   readonly ready: boolean;
   /** Configured BAN départements without an index: the service still serves (unknown there); /readyz lists them. */
   readonly missing?: readonly string[];
+  /** Where the street index stands (loading, importing, serving), for /readyz and the 503 of a first import. */
+  readonly index?: AddressIndexStatus;
 }
 
 export interface JobQueue {
@@ -48,4 +52,6 @@ export interface Services {
   jobs: JobQueue;
   /** The SMTP egress self-check run at start (shown in /readyz; never makes the service unready). */
   egress?: EgressStatus;
+  /** The process's instruments, served at GET /metrics; createApp makes its own when none is given. */
+  metrics?: Metrics;
 }

@@ -20,6 +20,10 @@ import { createSmtpPool } from "./smtp/pool.ts";
 import { createSmtpProber } from "./smtp/prober.ts";
 import type { CheckName, CheckOutcome, EmailReason, EmailVerification } from "./types.ts";
 import { allChecks } from "./vocabulary.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import { smtpPoolUse } from "../metrics/smtp_pool_use.ts";
+import { timedProber } from "../metrics/timed_prober.ts";
+import { timedResolver } from "../metrics/timed_resolver.ts";
 import { verdict } from "./verdict.ts";
 import type { EmailResult, EmailVerifier } from "./verifier.ts";
 
@@ -52,6 +56,8 @@ export interface CreateEmailEngineOptions {
   randomLocal?: () => string;
   mxCacheTtlMs?: number;
   catchAllCacheTtlMs?: number;
+  /** Answers, SMTP probes, DNS queries and per-MX pool use are recorded here. */
+  metrics?: Metrics;
 }
 
 const FLAGGED: Partial<Record<CheckName, "disposable" | "role" | "catch_all">> = {
@@ -84,13 +90,14 @@ export function createEmailEngine(config: Config, options: CreateEmailEngineOpti
     randomLocal = defaultRandomLocal,
     mxCacheTtlMs = 5 * 60_000,
     catchAllCacheTtlMs = 60 * 60_000,
+    metrics,
   } = options;
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new RangeError("Cannot create email engine: concurrency must be a positive integer");
   }
   const allow = config.probeAllowCidrs.map(parseCidr);
   const pool = createSmtpPool({ maxPerHost: maxConnectionsPerMx });
-  const prober = createSmtpProber({
+  const bareProber = createSmtpProber({
     dialer,
     pool,
     port: config.smtpPort,
@@ -102,8 +109,10 @@ export function createEmailEngine(config: Config, options: CreateEmailEngineOpti
     recipientsPerTransaction,
     connectionsPerHost: maxConnectionsPerMx,
   });
+  const prober = metrics ? timedProber(bareProber, metrics) : bareProber;
+  const unwatchPool = metrics?.watchSmtpPool(() => smtpPoolUse(pool, bareProber));
   const deps: CheckDeps = {
-    mxLookup: createMxLookup(resolver, { ttlMs: mxCacheTtlMs }),
+    mxLookup: createMxLookup(metrics ? timedResolver(resolver, metrics) : resolver, { ttlMs: mxCacheTtlMs }),
     prober,
     log,
     catchAll: createCatchAllMemo({ ttlMs: catchAllCacheTtlMs }),
@@ -118,9 +127,11 @@ export function createEmailEngine(config: Config, options: CreateEmailEngineOpti
    */
   async function run(
     email: string,
-    options: { caller?: AbortSignal; reuse: boolean; deadlineMs: number | null },
+    options: { caller?: AbortSignal; reuse: boolean; deadlineMs: number | null; log?: Logger },
   ): Promise<EmailResult> {
     const started = performance.now();
+    // A request's logger when it gave one: this address's lines, its probes' included, carry the request's id.
+    const lines = options.log ?? log;
     // The deadline is started when the network checks start: most answers settle before DNS and would pay for a
     // timer they never use. Its clock still counts from the call's start.
     let limit: Deadline | undefined;
@@ -142,6 +153,7 @@ export function createEmailEngine(config: Config, options: CreateEmailEngineOpti
       },
       reuseConnections: options.reuse,
       bulk: options.deadlineMs === null,
+      log: options.log,
     };
     const checks = allChecks("skipped");
     const flags: EmailVerification["flags"] = { disposable: null, role: null, catch_all: null };
@@ -163,7 +175,7 @@ export function createEmailEngine(config: Config, options: CreateEmailEngineOpti
         } catch (error) {
           if (options.caller?.aborted) throw options.caller.reason;
           // A fault of ours must not become a verdict about the address: report that we could not tell.
-          log.error("email check failed", { check: check.name, email: redactEmail(email), error: String(error) });
+          lines.error("email check failed", { check: check.name, email: redactEmail(email), error: String(error) });
           outcome = { status: "inconclusive", reasons: ["probe_unavailable"], settles: true };
         }
         checks[check.name] = outcome.status;
@@ -190,7 +202,8 @@ export function createEmailEngine(config: Config, options: CreateEmailEngineOpti
       duration_ms: Math.round(performance.now() - started),
     };
     if (reasons.includes("greylisted")) result.retryAfterMs = state.retryAfterMs ?? DEFAULT_GREYLIST_DELAY_MS;
-    log.debug("email verified", {
+    metrics?.emailAnswer(result, "live");
+    lines.debug("email verified", {
       email: redactEmail(email),
       verdict: result.verdict,
       reasons,
@@ -206,6 +219,7 @@ export function createEmailEngine(config: Config, options: CreateEmailEngineOpti
         reuse: false,
         // A caller's own budget (Prefer: wait=N) only ever shortens the server's.
         deadlineMs: Math.min(options.deadlineMs ?? config.emailDeadlineMs, config.emailDeadlineMs),
+        log: options.log,
       });
       return result;
     },
@@ -235,6 +249,7 @@ export function createEmailEngine(config: Config, options: CreateEmailEngineOpti
     stats: () => prober.stats(),
 
     async close() {
+      unwatchPool?.();
       await pool.drain();
       await prober.settled();
     },

@@ -1,6 +1,7 @@
 // The one contract between the email engine and its users: the HTTP routes call verify(), the bulk job runner calls
 // verifyMany(). Each user depends on the part it calls (Pick<EmailVerifier, ...>), so tests inject a fake of that
 // part only, and the engine (engine.ts) implements both.
+import type { Logger } from "../log.ts";
 import type { EmailVerification } from "./types.ts";
 
 /** One address's answer in bulk, plus the server's greylisting delay when it gave one (for the runner's retry). */
@@ -19,6 +20,8 @@ export interface VerifyOptions {
   signal?: AbortSignal;
   /** This call's deadline in ms, when shorter than EMAIL_DEADLINE_MS (never lengthens it). */
   deadlineMs?: number;
+  /** Where this call's lines go, its probe lines included (a request's logger, carrying its id); default the engine's. */
+  log?: Logger;
 }
 
 export interface EmailVerifier {

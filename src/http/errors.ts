@@ -20,6 +20,12 @@ export const PROBLEM_TYPES = {
     title: "Revoked API key",
     explanation: "The key was revoked. Create a new key for the account and stop using this one.",
   },
+  "invalid-metrics-token": {
+    status: 401,
+    title: "Invalid metrics token",
+    explanation:
+      "GET /metrics is protected by METRICS_TOKEN on this server: send it as 'Authorization: Bearer <METRICS_TOKEN>'. API keys do not open it.",
+  },
   "endpoint-not-allowed": {
     status: 403,
     title: "Endpoint not allowed for this key",

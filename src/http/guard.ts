@@ -11,6 +11,7 @@ import type { Plan } from "../accounts/plans.ts";
 import { JOB_READ_BUCKET, type RateDecision } from "../limits/rate_limiter.ts";
 import type { Services } from "../services.ts";
 import { HttpError, type ProblemSlug } from "./errors.ts";
+import { scopeOf } from "./request_scope.ts";
 
 export const WWW_AUTHENTICATE = 'Bearer realm="vrai"';
 export const WWW_AUTHENTICATE_INVALID_TOKEN = 'Bearer realm="vrai", error="invalid_token"';
@@ -74,6 +75,12 @@ export async function admit(request: Request, services: Services, options: Admit
   }
   const key = await services.keys.resolve(token);
   if (!key) throw refuse("invalid-api-key", "Cannot authenticate: the key is unknown");
+  // The request line names who called: the account and the key's public prefix, never the key.
+  const scope = scopeOf(request);
+  if (scope !== undefined) {
+    scope.account = key.account;
+    scope.keyPrefix = key.prefix;
+  }
   if (key.revokedAt) throw refuse("revoked-api-key", `Cannot authenticate: key ${key.prefix}… was revoked`);
   if (!key.endpoints.includes(options.endpoint)) {
     throw new HttpError(

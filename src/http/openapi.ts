@@ -53,6 +53,13 @@ const QUOTA_HEADERS = {
   "X-Quota-Reset": { description: "Unix seconds of the monthly reset (first day of next month, 00:00 UTC).", ...int },
 };
 const RETRY_AFTER = { "Retry-After": { description: "Seconds to wait before retrying.", ...int } };
+/** What a scrape of GET /metrics looks like (routes/metrics.ts; the full list is in the README). */
+const METRICS_EXAMPLE = [
+  "# HELP vrai_http_requests_total HTTP answers by method, route pattern and status",
+  "# TYPE vrai_http_requests_total counter",
+  'vrai_http_requests_total{method="POST",route="/v1/email",status="200"} 42',
+  "",
+].join("\n");
 // RFC 6750 §3: every 401 names the scheme; `error="invalid_token"` when a key was sent but is not a valid one.
 const WWW_AUTHENTICATE = {
   "WWW-Authenticate": {
@@ -230,7 +237,7 @@ function verification(publicUrl: string, options: VerificationOptions) {
   };
 }
 
-export function buildOpenApi(publicUrl: string) {
+function describeApi(publicUrl: string) {
   const bulk = bulkExamples(publicUrl);
   return {
     openapi: "3.1.0",
@@ -248,6 +255,7 @@ export function buildOpenApi(publicUrl: string) {
       schemas: componentSchemas(),
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "vrai_live_<secret> or vrai_test_<secret>" },
+        metricsToken: { type: "http", scheme: "bearer", description: "METRICS_TOKEN, when the server sets it" },
       },
     },
     paths: {
@@ -349,6 +357,75 @@ export function buildOpenApi(publicUrl: string) {
           },
         },
       },
+      // An operations extension outside the /v1 API: for Prometheus, not for API clients.
+      "/metrics": {
+        get: {
+          operationId: "readMetrics",
+          summary: "Prometheus metrics of this process (an operations extension, outside the /v1 API)",
+          description:
+            "Prometheus text exposition format. Open when METRICS_TOKEN is unset; otherwise send it as a bearer " +
+            "token. Never charged nor rate limited. Served by API processes (ROLE=all or api).",
+          tags: ["operations"],
+          "x-vrai-extension": "operations",
+          security: [{}, { metricsToken: [] }],
+          responses: {
+            "200": {
+              description: "Every instrument of this process.",
+              content: { "text/plain; version=0.0.4": { schema: { type: "string" }, example: METRICS_EXAMPLE } },
+            },
+            "401": problemResponse(publicUrl, ["invalid-metrics-token"], {
+              "WWW-Authenticate": {
+                description:
+                  '`Bearer realm="vrai-metrics"`, with `, error="invalid_token"` when the request carried a wrong token.',
+                schema: { type: "string" },
+              },
+            }),
+          },
+        },
+      },
     },
   };
+}
+
+/** X-Request-Id (request_scope.ts): what a client may send, and what every answer carries. */
+const REQUEST_ID_EXAMPLE = "3f1c2a9e-6b7d-4e8f-9a0b-1c2d3e4f5a6b";
+const REQUEST_ID_COMPONENTS = {
+  parameters: {
+    RequestId: {
+      name: "X-Request-Id",
+      in: "header",
+      required: false,
+      description:
+        "Your id for this request, echoed in the X-Request-Id response header and written in every log line of " +
+        "the request (its probes included). Used when it is 1 to 128 characters of A-Z a-z 0-9 `.` `_` `:` `-`; " +
+        "anything else, or none, is replaced by a generated UUID.",
+      schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
+      example: REQUEST_ID_EXAMPLE,
+    },
+  },
+  headers: {
+    RequestId: {
+      description:
+        "The request's id: the X-Request-Id the request carried when it was usable, otherwise a generated UUID. " +
+        "Sent on every answer, problems included; quote it when reporting a problem, the logs are searchable by it.",
+      schema: { type: "string", maxLength: 128 },
+      example: REQUEST_ID_EXAMPLE,
+    },
+  },
+};
+
+/** The API description, with X-Request-Id on every operation and every one of its answers. */
+export function buildOpenApi(publicUrl: string) {
+  const doc = describeApi(publicUrl);
+  const parameter = { $ref: "#/components/parameters/RequestId" };
+  const header = { $ref: "#/components/headers/RequestId" };
+  for (const item of Object.values(doc.paths) as Array<Record<string, Record<string, unknown>>>) {
+    for (const operation of Object.values(item)) {
+      operation.parameters = [...((operation.parameters as unknown[] | undefined) ?? []), parameter];
+      for (const response of Object.values(operation.responses as Record<string, { headers?: object }>)) {
+        response.headers = { ...response.headers, "X-Request-Id": header };
+      }
+    }
+  }
+  return { ...doc, components: { ...doc.components, ...REQUEST_ID_COMPONENTS } };
 }

@@ -151,6 +151,12 @@ export const MISSPELT_MEMBER_BODY = { mail: "deliverable@vrai.test" };
 
 /** One or more examples per problem slug, with the detail the service writes. */
 const PROBLEM_EXAMPLES: Record<ProblemSlug, Record<string, ProblemExample>> = {
+  "invalid-metrics-token": {
+    "invalid-metrics-token": {
+      summary: "METRICS_TOKEN is set and the request did not send it",
+      detail: "Cannot read metrics: send Authorization: Bearer <METRICS_TOKEN>",
+    },
+  },
   "invalid-api-key": {
     "invalid-api-key": {
       summary: "No key, or not a vrai key",

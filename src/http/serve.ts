@@ -12,6 +12,7 @@ import type { App } from "./app.ts";
 import { BULK_BODY_LIMIT } from "./body.ts";
 import type { ProblemSlug } from "./errors.ts";
 import { LightRequest, LightResponse } from "./light.ts";
+import { REQUEST_ID_HEADER, requestIdFrom } from "./request_scope.ts";
 
 const BODY_CEILING = BULK_BODY_LIMIT + 1;
 /**
@@ -110,6 +111,12 @@ function describeClientError(code: string): { slug: ProblemSlug; detail: string 
   }
 }
 
+/** The X-Request-Id a client sent (one header; node joins repeated ones, which then are not a sane id). */
+function sentRequestId(req: IncomingMessage): string | undefined {
+  const value = req.headers[REQUEST_ID_HEADER];
+  return typeof value === "string" ? value : undefined;
+}
+
 /** The status line, headers and body of a LightResponse, for a socket the HTTP server no longer writes to. */
 function rawHttp(response: LightResponse): string {
   const { status, rawHeaders, bodyText } = response;
@@ -182,7 +189,8 @@ async function handle(app: App, req: IncomingMessage, res: ServerResponse): Prom
       : hostProblem(req);
   if (refusal !== undefined || target === undefined) {
     // Answered before the body is read: the connection closes rather than drain what the client still sends.
-    writeResponse(req, res, lightParts(app.refuse("invalid-request", refusal ?? "", { method })), true);
+    const answer = app.refuse("invalid-request", refusal ?? "", { method, requestId: sentRequestId(req) });
+    writeResponse(req, res, lightParts(answer), true);
     return;
   }
   const body = await readBody(req);
@@ -217,9 +225,13 @@ export function serve(app: App, options: ServeOptions): Promise<RunningServer> {
       handle(app, req, res).catch((error) => {
         // Only reachable when the request ended before its body did; the parser's own refusal, if any, has been
         // written by the clientError handler below.
-        log.info("request not read", { error: (error as Error).message });
+        const requestId = requestIdFrom(sentRequestId(req));
+        log.info("request not read", { request_id: requestId, error: (error as Error).message });
         if (!res.headersSent && res.socket?.writable && !refused.has(res.socket)) {
-          const answer = app.refuse("invalid-request", "Cannot read the request body", { method: req.method });
+          const answer = app.refuse("invalid-request", "Cannot read the request body", {
+            method: req.method,
+            requestId,
+          });
           writeResponse(req, res, lightParts(answer), true);
         } else res.destroy();
       });
@@ -245,7 +257,8 @@ export function serve(app: App, options: ServeOptions): Promise<RunningServer> {
   // Expect other than 100-continue (which node answers itself): refused, on a closing connection.
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
     const detail = "Cannot meet the request's Expect header: only 100-continue is supported";
-    writeResponse(req, res, lightParts(app.refuse("request-failed", detail, { method: req.method })), true);
+    const answer = app.refuse("request-failed", detail, { method: req.method, requestId: sentRequestId(req) });
+    writeResponse(req, res, lightParts(answer), true);
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);

@@ -50,6 +50,7 @@ export function verificationHandler<S extends v.GenericSchema>(services: Service
       if (!result.ok) {
         headers = { ...headers, ...quotaHeaders(result.states) };
         const { endpoint, limit, remaining } = result.refused;
+        services.metrics?.quotaRefusal(endpoint);
         throw new HttpError(
           "quota-exceeded",
           `Cannot verify: the ${endpoint} quota of ${limit} calls this month is spent` +

@@ -31,7 +31,8 @@ function recorder(): Logger & { lines: Array<{ level: string; msg: string; field
   const lines: Array<{ level: string; msg: string; fields?: Record<string, unknown> }> = [];
   const at = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
     void lines.push({ level, msg, fields });
-  return { lines, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+  const log = { lines, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error"), child: () => log };
+  return log;
 }
 
 describe("address service on the Paris BAN file", { skip }, () => {

@@ -10,6 +10,7 @@ import type { AddressVerifier, JobQueue, Services } from "../../src/services.ts"
 import type { EmailVerifier } from "../../src/email/verifier.ts";
 import { testDatabase, type DatabaseKind } from "./database.ts";
 import { createJobQueue } from "../../src/jobs/job_queue.ts";
+import type { Metrics } from "../../src/metrics/metrics.ts";
 
 export interface TestServer {
   url: string;
@@ -29,6 +30,8 @@ export interface StartOptions {
   address?: AddressVerifier;
   jobs?: JobQueue;
   log?: Logger;
+  /** The app's instruments (to share them with engines the test builds); unset: the app makes its own. */
+  metrics?: Metrics;
   /** Runs after core services exist, before the server starts: to build engines needing the database. */
   engines?: (core: CoreServices, config: Config) => Promise<Partial<Pick<Services, "email" | "address" | "jobs">>>;
 }
@@ -60,6 +63,7 @@ export async function startTestServer(t: TestContext, options: StartOptions = {}
     email: engines.email ?? options.email ?? (missing("email engine") as Pick<EmailVerifier, "verify">),
     address: engines.address ?? options.address ?? (missing("address engine") as AddressVerifier),
     jobs: engines.jobs ?? options.jobs ?? createJobQueue(core.db.sql),
+    metrics: options.metrics,
   };
   const server = await serve(createApp(services), { port: 0, host: "127.0.0.1", log: silentLogger });
   // PUBLIC_URL is only known once the port is: problem types and poll URLs use it.

@@ -31,6 +31,12 @@ test("GET / points at the OpenAPI description, the endpoints and the error pages
       home.endpoints.map((e: { method: string; path: string }) => `${e.method} ${e.path}`),
       ["POST /v1/email", "POST /v1/address", "POST /v1/signup", "POST /v1/email/bulk", "GET /v1/jobs/{id}"],
     );
+    // The operators' routes are named apart from the API's endpoints.
+    assert.deepEqual(home.health, {
+      live: `${server.url}/healthz`,
+      ready: `${server.url}/readyz`,
+      metrics: `${server.url}/metrics`,
+    });
     assert.deepEqual(
       home.errors.map((e: { url: string }) => e.url),
       Object.keys(PROBLEM_TYPES).map((slug) => `${server.url}/errors/${slug}`),

@@ -116,12 +116,19 @@ test("GET /v1/openapi.json, without a key", async (t) => {
     await SwaggerParser.validate(structuredClone(doc));
     const refs = JSON.stringify(doc).match(/"\$ref":"[^"]*"/g) ?? [];
     assert.ok(refs.length > 0);
-    for (const ref of refs) assert.match(ref, /^"\$ref":"#\/components\/schemas\/[A-Za-z]+"$/);
+    for (const ref of refs) assert.match(ref, /^"\$ref":"#\/components\/(schemas|parameters|headers)\/[A-Za-z]+"$/);
   });
 
   await t.test("every operation has an operationId and examples for every request and response", async () => {
     const ids = operations(doc).map(([, , op]) => op.operationId);
-    assert.deepEqual(ids.sort(), ["readJob", "submitBulkEmail", "verifyAddress", "verifyEmail", "verifySignup"]);
+    assert.deepEqual(ids.sort(), [
+      "readJob",
+      "readMetrics",
+      "submitBulkEmail",
+      "verifyAddress",
+      "verifyEmail",
+      "verifySignup",
+    ]);
     for (const [path, method, op] of operations(doc)) {
       const bodies = Object.entries({ ...op.requestBody?.content });
       for (const [status, response] of Object.entries(op.responses)) {
@@ -201,16 +208,41 @@ test("GET /v1/openapi.json, without a key", async (t) => {
       for (const path of ["/v1/email", "/v1/signup"]) {
         const post = doc.paths[path].post;
         assert.deepEqual(
-          post.parameters.map((p: any) => [p.name, p.in, p.example]),
-          [["Prefer", "header", "wait=5"]],
+          post.parameters.map((p: any) => [p.name ?? p.$ref, p.in, p.example]),
+          [
+            ["Prefer", "header", "wait=5"],
+            ["#/components/parameters/RequestId", undefined, undefined],
+          ],
         );
         assert.match(post.parameters[0].description, /wait=N/);
         assert.ok(post.responses["200"].headers["Preference-Applied"]);
       }
-      assert.equal(doc.paths["/v1/address"].post.parameters, undefined);
+      assert.deepEqual(doc.paths["/v1/address"].post.parameters, [{ $ref: "#/components/parameters/RequestId" }]);
       assert.equal(doc.paths["/v1/address"].post.responses["200"].headers["Preference-Applied"], undefined);
     },
   );
+
+  await t.test("X-Request-Id is described on every operation and on every answer", async () => {
+    const { parameters, headers } = doc.components;
+    assert.equal(parameters.RequestId.name, "X-Request-Id");
+    assert.equal(parameters.RequestId.in, "header");
+    assert.match(parameters.RequestId.description, /1 to 128 characters/);
+    assert.ok(new RegExp(parameters.RequestId.schema.pattern).test(parameters.RequestId.example));
+    assert.ok(headers.RequestId.description);
+    for (const [path, method, op] of operations(doc)) {
+      assert.ok(
+        op.parameters?.some((p: any) => p.$ref === "#/components/parameters/RequestId"),
+        `${method} ${path} takes X-Request-Id`,
+      );
+      for (const [status, response] of Object.entries(op.responses)) {
+        assert.deepEqual(
+          response.headers?.["X-Request-Id"],
+          { $ref: "#/components/headers/RequestId" },
+          `${method} ${path} ${status} sends X-Request-Id`,
+        );
+      }
+    }
+  });
 
   await t.test("the examples are what a test key is answered", async () => {
     for (const path of ["/v1/email", "/v1/address", "/v1/signup"]) {

@@ -19,6 +19,7 @@ export async function catchAll(ctx: CheckContext): Promise<CheckOutcome> {
       reuse: ctx.reuseConnections,
       utf8: false,
       skipFailingHosts: ctx.bulk,
+      log: ctx.log,
     });
     return catchAllOutcome(outcome);
   };

@@ -34,6 +34,8 @@ export interface CheckContext {
   reuseConnections: boolean;
   /** Part of a bulk chunk: mail exchangers that keep timing out are skipped (smtp/mx_health.ts). */
   bulk: boolean;
+  /** This call's logger (a request's, carrying its id), handed to the prober; undefined: the engine's own. */
+  log?: Logger;
 }
 
 export type Check = (ctx: CheckContext) => Promise<CheckOutcome>;

@@ -15,6 +15,7 @@ export async function smtp(ctx: CheckContext): Promise<CheckOutcome> {
     utf8: utf8Local,
     catchAllRecipient: askCatchAll ? `${ctx.deps.randomLocal()}@${domain}` : null,
     skipFailingHosts: ctx.bulk,
+    log: ctx.log,
   });
   if (askCatchAll) {
     memo.share(

@@ -23,6 +23,8 @@ export interface SmtpPool {
   acquire(host: string, options: { signal: AbortSignal; reuse: boolean }): Promise<SmtpSlot>;
   /** QUITs every idle session. */
   drain(): Promise<void>;
+  /** Per host with a connection or a waiter: open connections (busy or idle), idle ones, callers waiting (metrics). */
+  usage(): Array<{ host: string; open: number; idle: number; waiting: number }>;
 }
 
 interface Waiter {
@@ -172,6 +174,14 @@ export function createSmtpPool(options: SmtpPoolOptions): SmtpPool {
         }
       }
       await Promise.all([...closing]);
+    },
+    usage() {
+      const out: Array<{ host: string; open: number; idle: number; waiting: number }> = [];
+      for (const [host, state] of hosts) {
+        if (state.open === 0 && state.waiters.length === 0) continue;
+        out.push({ host, open: state.open, idle: state.idle.length, waiting: state.waiters.length });
+      }
+      return out;
     },
   };
 }

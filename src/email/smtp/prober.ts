@@ -51,6 +51,8 @@ export interface ProbeOptions {
    * whole budget each: for bulk work, where many addresses share one mail exchanger.
    */
   skipFailingHosts?: boolean;
+  /** Where this probe's lines go (a request's logger, carrying its id); default the prober's. */
+  log?: Logger;
 }
 
 /** RFC 5321 §4.5.3.1.8: a server must accept at least 100 recipients in a transaction. */
@@ -61,6 +63,8 @@ export interface SmtpProber {
   stats(): { smtpConnections: number };
   /** Resolves once every connection being closed (QUIT sent) is gone. */
   settled(): Promise<void>;
+  /** Bulk recipients waiting in each MX host's queue (metrics). */
+  queued?(): Map<string, number>;
 }
 
 export interface SmtpProberOptions {
@@ -614,10 +618,11 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
 
   async function probeHosts(hosts: MxHost[], recipient: string, options: ProbeOptions): Promise<RecipientProbe> {
     const failures: ProbeOutcome[] = [];
+    const lines = options.log ?? log;
     for (const host of hosts) {
       const address = host.addresses.find((a) => isProbeTarget(a, allow));
       if (address === undefined) {
-        log.warn("smtp probe target refused", { mx: host.exchange, addresses: host.addresses });
+        lines.warn("smtp probe target refused", { mx: host.exchange, addresses: host.addresses });
         failures.push({ kind: "unavailable", why: "target refused" });
         continue;
       }
@@ -626,6 +631,7 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
         continue;
       }
       let result: HostResult;
+      const started = performance.now();
       try {
         result = options.reuse
           ? await queued(host, address, recipient, options)
@@ -634,6 +640,17 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
         failures.push(fromSmtpError(error)); // no free slot before the caller's deadline
         break;
       }
+      // What the host said about the recipient (never who the recipient is), slot wait included.
+      const { outcome } = result;
+      lines.debug("smtp probe", {
+        mx: host.exchange,
+        address,
+        outcome: outcome.kind === "reply" ? outcome.category : outcome.kind,
+        code: outcome.kind === "reply" ? outcome.reply.code : undefined,
+        why: outcome.kind === "unavailable" ? outcome.why : undefined,
+        final: result.final,
+        ms: Math.round(performance.now() - started),
+      });
       if (result.final) return { outcome: result.outcome, catchAll: result.catchAll };
       failures.push(result.outcome);
       if (options.signal.aborted) break;
@@ -657,6 +674,8 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
     },
 
     stats: () => ({ smtpConnections: connections }),
+
+    queued: () => new Map([...queues].map(([host, q]) => [host, q.waiting.length])),
 
     async settled() {
       await Promise.all([...quitting]);

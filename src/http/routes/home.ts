@@ -6,6 +6,8 @@ import { json } from "../problem.ts";
 interface Operation {
   operationId?: string;
   summary?: string;
+  /** "operations" for what serves operators, not API clients (/metrics): named beside health, not as an endpoint. */
+  "x-vrai-extension"?: string;
 }
 
 /** The part of the OpenAPI document this page reads. */
@@ -57,6 +59,7 @@ function homeDocument(publicUrl: string, api: DescribedApi) {
   const endpoints: Endpoint[] = [];
   for (const [path, operations] of Object.entries(api.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
+      if (operation["x-vrai-extension"] === "operations") continue;
       endpoints.push({
         method: method.toUpperCase(),
         path,
@@ -77,7 +80,7 @@ function homeDocument(publicUrl: string, api: DescribedApi) {
       title,
       url: `${publicUrl}/errors/${slug}`,
     })),
-    health: { live: `${publicUrl}/healthz`, ready: `${publicUrl}/readyz` },
+    health: { live: `${publicUrl}/healthz`, ready: `${publicUrl}/readyz`, metrics: `${publicUrl}/metrics` },
   };
 }
 
@@ -105,7 +108,8 @@ ${endpoints}
 <ul>
 ${errors}
 </ul>
-<p>Health: <a href="/healthz">/healthz</a>, <a href="/readyz">/readyz</a>.</p>
+<p>Health: <a href="/healthz">/healthz</a>, <a href="/readyz">/readyz</a>; Prometheus metrics:
+<a href="/metrics">/metrics</a>.</p>
 </html>
 `;
 }

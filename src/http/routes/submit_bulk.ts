@@ -9,7 +9,7 @@ import { BULK_BODY_LIMIT } from "../body.ts";
 import { HttpError } from "../errors.ts";
 import { BulkRequestSchema, EMAIL_MAX_LENGTH, isStorableText } from "../schemas.ts";
 import { verificationHandler, type Answer } from "../verification_call.ts";
-import { testEmailOrRefuse } from "./verify_email.ts";
+import { countedTestAnswer, testEmailOrRefuse } from "./verify_email.ts";
 
 /**
  * The bulk body as the route sees it: the spec's members, plus the parsed CSV when the body was one. Only the CSV
@@ -49,6 +49,8 @@ export function submitBulkRoute(services: Services) {
   ): Promise<Answer> => {
     const table = body.csv === undefined ? undefined : { columns: body.csv.columns, rows: body.csv.rows };
     const job = await services.jobs.submit(accountId, body.emails, { answers, table });
+    if (answers === undefined) services.metrics?.bulkQueued(job.total);
+    else for (const answer of answers) countedTestAnswer(services, answer);
     const poll = `${services.config.publicUrl}/v1/jobs/${job.jobId}`;
     return {
       status: 202,
