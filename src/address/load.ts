@@ -1,95 +1,87 @@
-// Makes sure the configured départements are indexed (importing what is missing from BAN_SOURCE) and reads every
-// index file of the directory into shared memory, once per process.
-import { existsSync, readdirSync } from "node:fs";
+// The street index files of BAN_INDEX_DIR (`ban-XX.idx`, one per département), read into shared memory. A file read
+// before and unchanged since (same inode, size and modification time) keeps its buffer, so reading the directory
+// again costs only what is new.
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { OFFICIAL_BAN_SOURCE } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { BanIndex } from "./index/ban_index.ts";
-import { indexFileName } from "./index/format.ts";
-import { importBan } from "./index/import.ts";
 import { readPackedFile } from "./packed_file.ts";
 
-export interface LoadedIndexes {
-  buffers: SharedArrayBuffer[];
-  departements: string[];
-  /** Configured départements that could not be indexed (offline, missing file). */
-  missing: string[];
-}
-
-/** What makes a missing département answer again: said in the startup warning and in /readyz. */
+/** What makes a missing département answer: said in the startup warning and in /readyz. */
 export const MISSING_INDEX_FIX =
   `download adresses-XX.csv.gz from ${OFFICIAL_BAN_SOURCE}/ and start with BAN_SOURCE=DIR (the directory that ` +
-  "holds them), or run npm run ban -- import PATH, then restart";
+  "holds them), or run npm run ban -- import PATH (the running server takes the new index up by itself)";
 
-function usable(path: string): boolean {
-  if (!existsSync(path)) return false;
+/** An index file's name; written under another name (`….tmp`) and renamed, so a file of this name is whole. */
+export const INDEX_FILE = /^ban-[0-9AB]{2,3}\.idx$/;
+
+export interface LoadedIndex {
+  file: string;
+  departement: string;
+  addresses: number;
+  buffer: SharedArrayBuffer;
+  /** Inode, size and modification time when read: a file renamed over it changes it. */
+  stamp: string;
+}
+
+export interface ReadIndexes {
+  /** Every readable index of the directory, by file name, in name order. */
+  indexes: Map<string, LoadedIndex>;
+  /** Read for the first time or changed since `previous`. */
+  added: LoadedIndex[];
+  /** In `previous`, gone from the directory now. */
+  removed: LoadedIndex[];
+}
+
+function stampOf(path: string): string | undefined {
   try {
-    new BanIndex(readPackedFile(path));
-    return true;
+    const s = statSync(path);
+    return `${s.ino}:${s.size}:${s.mtimeMs}`;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
-export interface EnsureIndexOptions {
-  departements: readonly string[];
-  banSource: string;
-  indexDir: string;
-  log: Logger;
-}
-
-export async function ensureIndexes(options: EnsureIndexOptions): Promise<LoadedIndexes> {
-  const { departements, banSource, indexDir, log } = options;
-  const missing: string[] = [];
-  const failures: string[] = [];
-  for (const d of departements) {
-    const path = join(indexDir, indexFileName(d));
-    if (usable(path)) continue;
-    try {
-      const onWarning = (message: string) => log.warn(message, { departement: d });
-      for (const r of await importBan(d, { banSource, indexDir, onWarning })) {
-        log.info("address index imported", {
-          departement: r.departement,
-          rows: r.rows,
-          bytes: r.bytes,
-          ms: r.ms,
-          remapped_rows: r.remappedRows,
-        });
-      }
-    } catch (err) {
-      missing.push(d.toUpperCase());
-      failures.push(`${d}: ${(err as Error).message}`);
-    }
-  }
-  if (missing.length > 0) {
-    // One warning for all of them, with the fix: the service is ready all the same and answers
-    // unknown/postcode_not_covered there (/readyz shows them as missing).
-    log.warn(
-      `address index missing: addresses there answer unknown (postcode_not_covered); to fix: ${MISSING_INDEX_FIX}`,
-      {
-        departements: missing,
-        ban_source: banSource,
-        errors: failures,
-        fix: MISSING_INDEX_FIX,
-      },
-    );
-  }
-  const buffers: SharedArrayBuffer[] = [];
-  const loaded: string[] = [];
+/** Reads every index file of `indexDir` into shared memory, reusing the buffers of `previous` that did not change. */
+export function readIndexes(
+  indexDir: string,
+  previous: ReadonlyMap<string, LoadedIndex>,
+  options: { log: Logger },
+): ReadIndexes {
+  const { log } = options;
   const files = existsSync(indexDir)
     ? readdirSync(indexDir)
-        .filter((f) => /^ban-[0-9AB]{2,3}\.idx$/.test(f))
+        .filter((f) => INDEX_FILE.test(f))
         .sort()
     : [];
-  for (const f of files) {
+  const indexes = new Map<string, LoadedIndex>();
+  const added: LoadedIndex[] = [];
+  for (const file of files) {
+    const path = join(indexDir, file);
+    const stamp = stampOf(path);
+    if (stamp === undefined) continue; // removed since the listing
+    const known = previous.get(file);
+    if (known?.stamp === stamp) {
+      indexes.set(file, known);
+      continue;
+    }
     try {
-      const buffer = readPackedFile(join(indexDir, f));
+      const buffer = readPackedFile(path);
       const index = new BanIndex(buffer);
-      buffers.push(buffer);
-      loaded.push(index.departement);
+      const loaded = {
+        file,
+        departement: index.departement.toUpperCase(),
+        addresses: index.header.addressCount,
+        buffer,
+        stamp,
+      };
+      indexes.set(file, loaded);
+      added.push(loaded);
     } catch (err) {
-      log.warn("address index unreadable, skipped", { file: f, error: (err as Error).message });
+      log.warn("address index unreadable, skipped", { file, error: (err as Error).message });
     }
   }
-  return { buffers, departements: loaded, missing };
+  const removed = [...previous.values()].filter((p) => !indexes.has(p.file));
+  return { indexes, added, removed };
 }

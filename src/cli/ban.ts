@@ -1,13 +1,14 @@
 // `npm run ban -- import SOURCE...`: builds the street index under BAN_INDEX_DIR (data/ban/ by default) from BAN
 // files, one index per département. SOURCE is a département code ("75", "2A", "971") or `france` (the whole-country
-// file), fetched from BAN_SOURCE (a directory or a URL base), or a path to any BAN CSV (`adresses-XX.csv.gz`,
-// `adresses-france.csv.gz`, an extract spanning several départements). A progress bar is drawn on a terminal;
-// elsewhere one line per département written.
+// file), fetched from BAN_SOURCE (a directory or a URL base, through HTTP(S)_PROXY unless NO_PROXY names it), or a
+// path to any BAN CSV (`adresses-XX.csv.gz`, `adresses-france.csv.gz`, an extract spanning several départements),
+// gzipped or plain (told by its first bytes). A progress bar is drawn on a terminal; elsewhere one line per
+// département written. A server running on the same BAN_INDEX_DIR takes the new indexes up by itself.
 import { loadConfig } from "../config.ts";
 import { importBan, type ImportProgress } from "../address/index/import.ts";
 
 const USAGE =
-  "Usage: npm run ban -- import SOURCE...   (SOURCE: a département code such as 75, france for the whole country, or a path to a BAN CSV such as adresses-XX.csv.gz)";
+  "Usage: npm run ban -- import SOURCE...   (SOURCE: a département code such as 75, france for the whole country, or a path to a BAN CSV such as adresses-XX.csv.gz or adresses-XX.csv)";
 
 function bar(p: ImportProgress): string {
   const width = 30;

@@ -118,6 +118,7 @@ test("isDepartementCode() and departementOfFile() tell codes from paths", () => 
   for (const c of ["75", "2A", "2b", "971"]) assert.ok(isDepartementCode(c), c);
   for (const c of ["7", "975x", "adresses-75.csv.gz"]) assert.ok(!isDepartementCode(c), c);
   assert.equal(departementOfFile("/x/adresses-2a.csv.gz"), "2A");
+  assert.equal(departementOfFile("/x/adresses-01.csv"), "01");
   assert.throws(() => departementOfFile("/x/paris.csv.gz"), TypeError);
 });
 

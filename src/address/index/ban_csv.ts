@@ -1,10 +1,10 @@
-// Streams BAN rows out of an `adresses-XX.csv.gz` (format: shared/data/README.md): `;`-separated, UTF-8, header
-// line, no quoting in practice (a quoted field is still handled). Nothing is held but the current line.
+// Streams BAN rows out of an `adresses-XX.csv.gz` or a plain `.csv` (format: shared/data/README.md): `;`-separated,
+// UTF-8, header line, no quoting in practice (a quoted field is still handled). Nothing is held but the current line.
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
-import { createGunzip } from "node:zlib";
 import type { BanRow } from "./builder.ts";
+import { decompressed } from "./decompress.ts";
 
 const REQUIRED = [
   "numero",
@@ -56,11 +56,11 @@ function splitLine(line: string): string[] {
 }
 
 export interface ReadBanOptions {
-  /** Called with the number of compressed bytes read so far (for the progress bar). */
+  /** Called with the number of bytes of the source (compressed or not) read so far (for the progress bar). */
   onBytes?: (bytes: number) => void;
 }
 
-/** Yields the rows of a gzipped BAN CSV given as a path or a byte stream. */
+/** Yields the rows of a BAN CSV, gzipped or not (told by its first bytes), given as a path or a byte stream. */
 export async function* readBanCsv(source: string | Readable, options: ReadBanOptions = {}): AsyncGenerator<BanRow> {
   const { onBytes } = options;
   const raw = typeof source === "string" ? createReadStream(source) : source;
@@ -71,8 +71,11 @@ export async function* readBanCsv(source: string | Readable, options: ReadBanOpt
       onBytes(n);
     });
   }
-  const gunzip = raw.pipe(createGunzip());
-  const lines = createInterface({ input: gunzip, crlfDelay: Infinity });
+  const text = await decompressed(raw).catch((err: unknown) => {
+    raw.destroy();
+    throw err;
+  });
+  const lines = createInterface({ input: text, crlfDelay: Infinity });
   type Columns = Record<(typeof REQUIRED)[number], number>;
   let idx: Columns | undefined;
   let altIdx: number[] = [];
@@ -110,7 +113,7 @@ export async function* readBanCsv(source: string | Readable, options: ReadBanOpt
     }
   } finally {
     lines.close();
-    gunzip.destroy();
+    text.destroy();
     raw.destroy();
   }
 }

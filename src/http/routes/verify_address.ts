@@ -1,5 +1,6 @@
-import type { AddressInput } from "../../address/types.ts";
-import type { Services } from "../../services.ts";
+import { AddressIndexUnavailableError, IMPORT_RETRY_AFTER_SECONDS } from "../../address/index_status.ts";
+import type { AddressInput, AddressVerification } from "../../address/types.ts";
+import type { AddressVerifier, Services } from "../../services.ts";
 import { RESERVED_ADDRESS_LINES, testAddressAnswer } from "../../testmode/address.ts";
 import { SINGLE_BODY_LIMIT } from "../body.ts";
 import { HttpError } from "../errors.ts";
@@ -17,14 +18,48 @@ export function testAddressOrRefuse(input: AddressInput) {
   return { ...answer, duration_ms: 0 };
 }
 
+/** The 503 of a call while the street index is first imported: nothing can answer it yet. */
+function unavailable(error: AddressIndexUnavailableError): HttpError {
+  return new HttpError("service-unavailable", `${error.message}; retry later`, {
+    headers: { "retry-after": String(error.retryAfterSeconds) },
+    cause: error,
+  });
+}
+
+/** Refuses with that 503 at once, before any other work of the call starts (the email half of a signup). */
+export function assertAddressAnswering(address: AddressVerifier): void {
+  const index = address.index;
+  if (typeof index === "object" && !index.answering) {
+    throw unavailable(new AddressIndexUnavailableError(index.importing, IMPORT_RETRY_AFTER_SECONDS));
+  }
+}
+
+/** services.address.verify(), refused with that 503 during a first import. */
+export async function verifyAddress(
+  services: Services,
+  input: AddressInput,
+  signal: AbortSignal,
+): Promise<AddressVerification> {
+  try {
+    return await services.address.verify(input, { signal });
+  } catch (error) {
+    if (error instanceof AddressIndexUnavailableError) throw unavailable(error);
+    throw error;
+  }
+}
+
 export function verifyAddressRoute(services: Services) {
   return verificationHandler(services, {
     endpoint: "address",
     meters: ["address"],
     schema: AddressInputSchema,
     body: { limit: SINGLE_BODY_LIMIT, oversized: "invalid-request" },
-    testAnswer: (body) => ({ data: testAddressOrRefuse(body) }),
+    testAnswer: (body) => {
+      const answer = testAddressOrRefuse(body);
+      services.metrics?.addressMatch(answer.verdict, "test", 0);
+      return { data: answer };
+    },
     charges: () => [{ endpoint: "address", amount: 1 }],
-    run: async (body, _caller, signal) => ({ data: await services.address.verify(body, { signal }) }),
+    run: async (body, _caller, signal) => ({ data: await verifyAddress(services, body, signal) }),
   });
 }

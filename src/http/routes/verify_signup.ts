@@ -4,10 +4,11 @@ import { combineSignup } from "../../signup/combine.ts";
 import { SINGLE_BODY_LIMIT } from "../body.ts";
 import { HttpError } from "../errors.ts";
 import { applyPreferredWait } from "../prefer.ts";
+import { scopeOf } from "../request_scope.ts";
 import { SignupRequestSchema } from "../schemas.ts";
 import { verificationHandler } from "../verification_call.ts";
-import { testAddressOrRefuse } from "./verify_address.ts";
-import { testEmailOrRefuse } from "./verify_email.ts";
+import { assertAddressAnswering, testAddressOrRefuse, verifyAddress } from "./verify_address.ts";
+import { countedTestAnswer, testEmailOrRefuse } from "./verify_email.ts";
 import type * as v from "valibot";
 
 type SignupBody = v.InferOutput<typeof SignupRequestSchema>;
@@ -47,10 +48,13 @@ export function verifySignupRoute(services: Services) {
     testAnswer(body) {
       const address = addressOf(body);
       const started = performance.now();
-      const combined = combineSignup({
+      const parts = {
         email: body.email !== undefined ? testEmailOrRefuse(body.email) : undefined,
         address: address ? testAddressOrRefuse(address) : undefined,
-      });
+      };
+      if (parts.email) countedTestAnswer(services, parts.email);
+      if (parts.address) services.metrics?.addressMatch(parts.address.verdict, "test", 0);
+      const combined = combineSignup(parts);
       return { data: { ...combined, duration_ms: Math.round(performance.now() - started) } };
     },
     charges(body) {
@@ -62,6 +66,8 @@ export function verifySignupRoute(services: Services) {
     async run(body, _caller, signal, request) {
       const started = performance.now();
       const address = addressOf(body);
+      // During a first import of the street index the whole call is refused (503), before its email probe starts.
+      if (address) assertAddressAnswering(services.address);
       // Prefer: wait=N lowers the email half's deadline (RFC 7240); the address half answers from memory.
       const wait =
         body.email === undefined
@@ -69,9 +75,9 @@ export function verifySignupRoute(services: Services) {
           : applyPreferredWait(request.headers.get("prefer"), services.config.emailDeadlineMs);
       const [email, addr] = await Promise.all([
         body.email !== undefined
-          ? services.email.verify(body.email, { signal, deadlineMs: wait?.deadlineMs })
+          ? services.email.verify(body.email, { signal, deadlineMs: wait?.deadlineMs, log: scopeOf(request)?.log })
           : undefined,
-        address ? services.address.verify(address, { signal }) : undefined,
+        address ? verifyAddress(services, address, signal) : undefined,
       ]);
       const combined = combineSignup({ email, address: addr });
       return {
