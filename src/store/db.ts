@@ -1,18 +1,17 @@
 // One way to reach the database, whichever it is: postgres.js over TCP to a real PostgreSQL (DATABASE_URL), or over
 // the Unix socket of the embedded PGlite worker (STATE_DIR). Every store module takes the `sql` this returns.
 import postgres from "postgres";
-import { Worker } from "node:worker_threads";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Config } from "../config.ts";
 import { createLogger, type Logger } from "../log.ts";
-import { makeOwnerOnly, restrictUmask, secureStateDir } from "./owner_only.ts";
-import { lockStateDir, stateDirOwner, type StateDirLock } from "./state_dir_lock.ts";
+import { stateDirOwner } from "./state_dir_lock.ts";
 import { migrate } from "./migrate.ts";
-import { workerModule } from "../paths.ts";
 import { watchedSocketFactory } from "./answer_watchdog.ts";
 import { DatabaseNotReadyError, isDatabaseUnavailable } from "./unavailable.ts";
 import { sleep } from "../async/deadline.ts";
+import { canWrite, DiskFullWatch } from "./disk_full.ts";
+import { openEmbeddedDatabase } from "./embedded_database.ts";
 
 export type Sql = postgres.Sql;
 /** A connection pool or an open transaction: what a query can run on. */
@@ -23,12 +22,23 @@ export interface Database {
   kind: "embedded" | "postgres";
   close(): Promise<void>;
   /**
-   * Why the database cannot be used yet ("unreachable: …"); undefined once it can. Only a database opened
-   * by `openDatabaseWhenReachable` is ever unready.
+   * Why the database cannot be used now: "unreachable: …" for a PostgreSQL opened by `openDatabaseWhenReachable`
+   * and not reached yet; for the embedded one, while its worker is started again after it stopped (a full disk:
+   * then the disk-full reason). Undefined when it can be used.
    */
   readonly unready?: string;
   /** Settles once the database is usable (migrated); rejects on a failure that waiting cannot fix, or on close. */
   readonly ready?: Promise<void>;
+  /**
+   * "disk full under STATE_DIR: …" (or "on the PostgreSQL server") from the first write refused for lack of space
+   * until a probe finds room again (disk_full.ts); undefined otherwise.
+   */
+  readonly diskFull?: string;
+  /**
+   * Tells the database that a call failed with `error`: a disk-full failure begins an episode (logged once). Returns
+   * the episode's reason when there is one, so that the caller can say why it refuses.
+   */
+  noteFailure?(error: unknown): string | undefined;
 }
 
 export interface OpenDatabaseOptions {
@@ -38,7 +48,10 @@ export interface OpenDatabaseOptions {
   joinRunning?: boolean;
   /** Connections in the pool (PostgreSQL). */
   max?: number;
-  /** Embedded only: where the warning about STATE_DIR entries open to other users goes (default: stderr). */
+  /**
+   * Where the warning about STATE_DIR entries open to other users (embedded), and the disk-full episodes, go
+   * (default: stderr).
+   */
   log?: Logger;
   /**
    * PostgreSQL only (DB_QUERY_TIMEOUT_MS): bound on connecting, on each statement (statement_timeout) and, as the
@@ -51,8 +64,19 @@ export interface OpenDatabaseOptions {
 const BACKSTOP_GRACE_MS = 1000;
 
 const SOCKET_NAME = ".s.PGSQL.5432";
-/** PGlite's worker thread: compiled, or through tsx from source (paths.ts). */
-const pgliteWorker = workerModule("src/store/pglite_worker.ts");
+
+function stderrLogger(): Logger {
+  return createLogger({ write: (line) => process.stderr.write(line) });
+}
+
+/**
+ * A PostgreSQL's disk-full episodes: its server says 53100 (could not extend file, no space left for WAL or temporary
+ * files). Calls report them (noteFailure); the episode ends when a small write commits again: we cannot see the
+ * server's file system from here.
+ */
+function postgresDiskWatch(sql: Sql, log: Logger): DiskFullWatch {
+  return new DiskFullWatch({ where: "on the PostgreSQL server", log, intervalMs: 2000, probe: () => canWrite(sql) });
+}
 
 function connectOptions(extra: postgres.Options<Record<string, never>>): postgres.Options<Record<string, never>> {
   return { onnotice: () => {}, idle_timeout: 30, connect_timeout: 5, ...extra };
@@ -104,7 +128,19 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     await sql.end({ timeout: 5 });
     throw error;
   }
-  return { sql, kind: "postgres", close: () => sql.end({ timeout: 5 }) };
+  const watch = postgresDiskWatch(sql, options.log ?? stderrLogger());
+  return {
+    sql,
+    kind: "postgres",
+    get diskFull() {
+      return watch.reason;
+    },
+    noteFailure: (error) => watch.noteError(error),
+    close() {
+      watch.close();
+      return sql.end({ timeout: 5 });
+    },
+  };
 }
 
 /** A pool (it connects on its first query) and what makes the database usable: its schema, then its migrations. */
@@ -156,10 +192,8 @@ export async function openDatabaseWhenReachable(
   config: Pick<Config, "databaseUrl" | "stateDir">,
   options: WhenReachableOptions,
 ): Promise<Database> {
-  if (!config.databaseUrl) {
-    const database = await openDatabase(config, options);
-    return { ...database, ready: Promise.resolve() };
-  }
+  // The embedded database is `ready` once open (its getters must stay live: no spread).
+  if (!config.databaseUrl) return openDatabase(config, options);
   const { log, firstRetryMs = 1000, maxRetryMs = 30_000 } = options;
   const { sql, prepare } = postgresPool(config.databaseUrl, options);
   const closing = new AbortController();
@@ -179,6 +213,7 @@ export async function openDatabaseWhenReachable(
     }
   })();
   ready.catch(() => {}); // the owner reads it; a close while waiting must not be an unhandled rejection
+  const watch = postgresDiskWatch(sql, log);
   return {
     sql,
     kind: "postgres",
@@ -186,8 +221,13 @@ export async function openDatabaseWhenReachable(
       return unready;
     },
     ready,
+    get diskFull() {
+      return watch.reason;
+    },
+    noteFailure: (error) => watch.noteError(error),
     async close() {
       closing.abort(new DatabaseNotReadyError("the database is closing"));
+      watch.close();
       await sql.end({ timeout: 5 });
     },
   };
@@ -206,63 +246,36 @@ export function runningServerOf(stateDir: string): { pid: number; socketPath: st
 
 async function openEmbedded(stateDir: string, options: OpenDatabaseOptions): Promise<Database> {
   const socketPath = join(stateDir, SOCKET_NAME);
+  const connect = () =>
+    postgres(
+      connectOptions({
+        path: socketPath,
+        max: 1,
+        prepare: false,
+        username: "postgres",
+        database: "postgres",
+        // While the worker is started again the socket is missing: reconnect at once when it is back (postgres.js's
+        // own backoff grows to 20 s).
+        backoff: (retries: number) => Math.min(2 ** retries / 100, 1),
+      }),
+    );
   if (options.joinRunning && runningServerOf(stateDir) !== undefined) {
     // Another process serves this directory: speak to it through its socket.
-    const sql = postgres(
-      connectOptions({ path: socketPath, max: 1, prepare: false, username: "postgres", database: "postgres" }),
-    );
-    return { sql, kind: "embedded", close: () => sql.end({ timeout: 5 }) };
+    const sql = connect();
+    return { sql, kind: "embedded", ready: Promise.resolve(), close: () => sql.end({ timeout: 5 }) };
   }
-  // Owner-only state (owner_only.ts): from now on this process creates nothing that others can read, and what is
-  // there already is made owner-only (and named in a warning) before the database writes anything.
-  restrictUmask();
-  const lock: StateDirLock = lockStateDir(stateDir);
-  secureStateDir(stateDir, { log: options.log ?? createLogger({ write: (line) => process.stderr.write(line) }) });
-  rmSync(socketPath, { force: true }); // left by a process that died
-  const worker = new Worker(pgliteWorker.filename, {
-    workerData: { ...pgliteWorker.workerData, dataDir: join(stateDir, "pgdata"), socketPath },
-  });
-  try {
-    await new Promise<void>((ready, fail) => {
-      worker.once("error", fail);
-      worker.once("exit", (code) =>
-        fail(new Error(`Cannot start the embedded database: its worker exited with code ${code}`)),
-      );
-      worker.once("message", (message: { type: string }) => message.type === "ready" && ready());
-    });
-  } catch (error) {
-    await worker.terminate();
-    lock.release();
-    throw error;
-  }
-  // PGlite wrote the files of a new database 0666 whatever the umask: they are its own, so no warning.
-  makeOwnerOnly(stateDir);
-  worker.removeAllListeners("exit");
-  worker.removeAllListeners("error");
-  worker.on("error", () => {}); // reported through failing queries
-  // One connection: PGlite runs one statement at a time anyway. The keys CLI's occasional connection is the only
-  // other one; the worker's socket hands the session to one connection at a time, by whole exchanges and whole
-  // transactions, so the two never interleave (pglite_worker.ts).
-  const sql = postgres(
-    connectOptions({ path: socketPath, max: 1, prepare: false, username: "postgres", database: "postgres" }),
-  );
-  let closed = false;
+  const embedded = await openEmbeddedDatabase(stateDir, { socketPath, connect, log: options.log ?? stderrLogger() });
   return {
-    sql,
+    sql: embedded.sql,
     kind: "embedded",
-    async close() {
-      if (closed) return;
-      closed = true;
-      await sql.end({ timeout: 5 });
-      const stopped = new Promise<void>((done) => {
-        worker.once("message", (message: { type: string }) => message.type === "stopped" && done());
-        worker.once("exit", () => done());
-      });
-      worker.postMessage({ type: "stop" });
-      await Promise.race([stopped, new Promise((done) => setTimeout(done, 5000))]);
-      await worker.terminate();
-      rmSync(socketPath, { force: true });
-      lock.release();
+    ready: Promise.resolve(),
+    get unready() {
+      return embedded.unready;
     },
+    get diskFull() {
+      return embedded.diskFull;
+    },
+    noteFailure: (error) => embedded.noteFailure(error),
+    close: () => embedded.close(),
   };
 }

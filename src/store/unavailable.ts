@@ -24,6 +24,9 @@ const UNAVAILABLE_CODES = new Set([
   "57P03",
   "53300",
   "57014",
+  // PostgreSQL (and PGlite): disk full. Nothing was written; the call can be made again once space is freed, and
+  // the database says so once (disk_full.ts), not every call.
+  "53100",
 ]);
 
 export function isDatabaseUnavailable(error: unknown): boolean {
