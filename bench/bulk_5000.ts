@@ -10,13 +10,11 @@
 //   npx tsx bench/bulk_5000.ts        (BENCH_N, BENCH_DELAY_MS, BENCH_BATCH, BENCH_LANES, BENCH_ENGINE_CONCURRENCY to change
 //                                      the bounds;
 //                                      DATABASE_URL to use a PostgreSQL instead of an embedded database)
-import { loadConfig } from "../src/config.ts";
-import { createEmailEngine, type MxResolver } from "../src/email/engine.ts";
-import { createJobStore } from "../src/jobs/job_store.ts";
+import { createEmailEngine } from "../src/email/engine.ts";
 import { startJobRunner } from "../src/jobs/runner.ts";
 import { silentLogger } from "../src/log.ts";
-import { createAccount, openTestDatabase } from "../test/helpers/database.ts";
 import { startFastSmtpPeer, type SmtpPeer } from "../test/email/peers.ts";
+import { openBenchDatabase, peerConfig, tableResolver, timeJob, verdictCounts } from "./lib/bulk_job.ts";
 
 const N = Number(process.env.BENCH_N ?? 5000);
 const DELAY_MS = Number(process.env.BENCH_DELAY_MS ?? 50);
@@ -48,37 +46,18 @@ const domainName = (i: number) => `d${i}.vrai-bulk.net`;
 const mxIp = (i: number) => `127.0.5.${10 + i}`;
 
 // MX answers come from a table: the bench measures SMTP, not a DNS server.
-const resolver: MxResolver = {
-  async resolveMx(domain) {
-    return [{ exchange: `mx.${domain}`, priority: 10 }];
-  },
-  async resolveAddresses(host) {
-    const i = Number(/^mx\.d(\d+)\./.exec(host)?.[1]);
-    return [mxIp(i)];
-  },
-};
+const resolver = tableResolver((domain) => mxIp(Number(/^d(\d+)\./.exec(domain)?.[1])));
 
 async function main(): Promise<void> {
   const peers: SmtpPeer[] = [];
-  // A fresh schema of DATABASE_URL, or a fresh embedded database; either is deleted at the end.
-  const db = await openTestDatabase(process.env.DATABASE_URL ? "postgres" : "embedded", {
-    databaseUrl: process.env.DATABASE_URL,
-  });
+  const db = await openBenchDatabase();
   try {
-    const account = await createAccount(db.sql, "bench");
-    const store = createJobStore(db.sql);
     // Addresses spread over the domains as a real list would be; one in five mailboxes does not exist.
     const emails = Array.from(
       { length: N },
       (_, i) => `user${Math.floor(i / DOMAINS) % 100}@${domainName(i % DOMAINS)}`,
     );
-    const config = {
-      ...loadConfig({}),
-      probeAllowCidrs: ["127.0.0.0/8"],
-      smtpPort: 25,
-      probeTimeoutMs: 10 * DELAY_MS + 2000,
-      emailDeadlineMs: 20 * DELAY_MS + 5000,
-    };
+    const config = peerConfig({ probeTimeoutMs: 10 * DELAY_MS + 2000, emailDeadlineMs: 20 * DELAY_MS + 5000 });
 
     async function run(
       reuseConnections: boolean,
@@ -103,24 +82,10 @@ async function main(): Promise<void> {
         batchSize: BATCH,
         lanes: LANES,
       });
-      const started = performance.now();
-      const { jobId } = await store.submit(account, emails);
-      runner.wake();
-      let job = await store.read(account, jobId);
-      while (job && job.status !== "completed" && job.status !== "failed") {
-        await new Promise((done) => setTimeout(done, 50));
-        job = await store.read(account, jobId);
-      }
-      const seconds = (performance.now() - started) / 1000;
+      const { seconds, job } = await timeJob(db, runner, { emails });
       await runner.stop();
       await engine.close();
-      const counts = new Map<string, number>();
-      for (const r of job?.results ?? []) counts.set(r.verdict, (counts.get(r.verdict) ?? 0) + 1);
-      const verdicts = [...counts]
-        .map(([v, n]) => `${v}:${n}`)
-        .sort()
-        .join(",");
-      return { seconds, connections: opened() - before, verdicts };
+      return { seconds, connections: opened() - before, verdicts: verdictCounts(job) };
     }
 
     const reuse = await run(true, false);

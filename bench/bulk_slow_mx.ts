@@ -8,13 +8,11 @@
 // the defaults (10 s, 15 s) a queue of 300 at 10 addresses a second hid it.
 //   npx tsx bench/bulk_slow_mx.ts     (BENCH_N, BENCH_RCPT_DELAY_MS, BENCH_PROBE_TIMEOUT_MS, BENCH_DEADLINE_MS to change the
 //                                      bounds; DATABASE_URL to use a PostgreSQL instead of an embedded database)
-import { loadConfig } from "../src/config.ts";
-import { createEmailEngine, type MxResolver } from "../src/email/engine.ts";
-import { createJobStore, type Job } from "../src/jobs/job_store.ts";
+import { createEmailEngine } from "../src/email/engine.ts";
 import { startJobRunner } from "../src/jobs/runner.ts";
 import { silentLogger } from "../src/log.ts";
-import { createAccount, openTestDatabase } from "../test/helpers/database.ts";
 import { startFastSmtpPeer } from "../test/email/peers.ts";
+import { openBenchDatabase, peerConfig, tableResolver, timeJob, verdictCounts } from "./lib/bulk_job.ts";
 
 const N = Number(process.env.BENCH_N ?? 300);
 const RCPT_DELAY_MS = Number(process.env.BENCH_RCPT_DELAY_MS ?? 300);
@@ -28,20 +26,10 @@ const FLOOR_S = (N * RCPT_DELAY_MS) / 1000 / CONNECTIONS_PER_MX;
 const GIVE_UP_S = 4 * FLOOR_S + 60;
 
 // MX answers come from a table: the bench measures the SMTP schedule, not a DNS server.
-const resolver: MxResolver = {
-  async resolveMx(domain) {
-    return [{ exchange: `mx.${domain}`, priority: 10 }];
-  },
-  async resolveAddresses() {
-    return [MX_IP];
-  },
-};
+const resolver = tableResolver(() => MX_IP);
 
 async function main(): Promise<void> {
-  // A fresh schema of DATABASE_URL, or a fresh embedded database; either is deleted at the end.
-  const db = await openTestDatabase(process.env.DATABASE_URL ? "postgres" : "embedded", {
-    databaseUrl: process.env.DATABASE_URL,
-  });
+  const db = await openBenchDatabase();
   // Four in five mailboxes exist (user0..user239 of 300); the catch-all probe's random name does not.
   const peer = await startFastSmtpPeer({
     host: MX_IP,
@@ -50,46 +38,19 @@ async function main(): Promise<void> {
     mailboxes: (local) => Number(/^user(\d+)$/.exec(local)?.[1] ?? NaN) < Math.floor((N * 4) / 5),
   });
   try {
-    const account = await createAccount(db.sql, "bench");
-    const store = createJobStore(db.sql);
     const emails = Array.from({ length: N }, (_, i) => `user${i}@${DOMAIN}`);
-    const defaults = loadConfig({});
-    const config = {
-      ...defaults,
-      probeAllowCidrs: ["127.0.0.0/8"],
-      smtpPort: 25,
+    const config = peerConfig({
       probeTimeoutMs: Number(process.env.BENCH_PROBE_TIMEOUT_MS ?? 0) || 3000,
       emailDeadlineMs: Number(process.env.BENCH_DEADLINE_MS ?? 0) || 6000,
-    };
+    });
     const engine = createEmailEngine(config, { resolver, log: silentLogger, maxConnectionsPerMx: CONNECTIONS_PER_MX });
     const runner = startJobRunner({ sql: db.sql, verifier: engine, log: silentLogger, pollMs: 20 });
-    const started = performance.now();
-    const { jobId } = await store.submit(account, emails);
-    runner.wake();
-    let job: Job | undefined = await store.read(account, jobId);
-    while (
-      job &&
-      job.status !== "completed" &&
-      job.status !== "failed" &&
-      performance.now() - started < GIVE_UP_S * 1000
-    ) {
-      await new Promise((done) => setTimeout(done, 50));
-      job = await store.read(account, jobId);
-    }
-    const seconds = (performance.now() - started) / 1000;
+    const { seconds, job } = await timeJob(db, runner, { emails, giveUpMs: GIVE_UP_S * 1000 });
     await runner.stop();
     await engine.close();
 
-    const counts = new Map<string, number>();
-    let timeouts = 0;
-    for (const r of job?.results ?? []) {
-      counts.set(r.verdict, (counts.get(r.verdict) ?? 0) + 1);
-      if (r.reasons.includes("probe_timeout")) timeouts++;
-    }
-    const verdicts = [...counts]
-      .map(([v, n]) => `${v}:${n}`)
-      .sort()
-      .join(",");
+    const timeouts = (job?.results ?? []).filter((r) => r.reasons.includes("probe_timeout")).length;
+    const verdicts = verdictCounts(job);
     console.log(
       [
         `bulk_slow_mx n=${N} rcpt_delay_ms=${RCPT_DELAY_MS} mx_connections=${CONNECTIONS_PER_MX}`,

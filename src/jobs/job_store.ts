@@ -92,6 +92,8 @@ export interface SubmitOptions extends ClockOption {
 export interface ClaimOptions extends ClockOption {
   limit: number;
   leaseMs: number;
+  /** Told how many claimed items were found with their lease run out and put back in the queue (metrics). */
+  onLeaseExpired?: (items: number) => void;
 }
 
 export interface CompleteOptions {
@@ -106,6 +108,11 @@ export interface DeferOptions extends ClockOption {
   counts?: "greylist" | "timeout";
 }
 
+/** What becomes of one held item: its one result (as complete() writes it), or a later hand-out (as defer()). */
+export type Settlement =
+  | ({ item: ClaimedItem } & CompleteOptions)
+  | { item: ClaimedItem; retry: Omit<DeferOptions, "now"> };
+
 export interface JobStore {
   submit(accountId: string, emails: readonly string[], options?: SubmitOptions): Promise<SubmittedJob>;
   read(accountId: string, jobId: string, options?: ReadOptions): Promise<Job | undefined>;
@@ -115,6 +122,11 @@ export interface JobStore {
   renew(items: readonly ClaimedItem[], options: { leaseMs: number } & ClockOption): Promise<number>;
   complete(item: ClaimedItem, options: CompleteOptions): Promise<boolean>;
   defer(item: ClaimedItem, options: DeferOptions): Promise<boolean>;
+  /**
+   * Many items' results and deferrals in one statement; answers, settlement by settlement, whether it was written
+   * (the lease was still its item's owner's). An item named twice is settled by its first settlement only.
+   */
+  settle(settlements: readonly Settlement[], options?: ClockOption): Promise<boolean[]>;
   release(owner: string): Promise<number>;
   reclaimAll(): Promise<number>;
   sweep(options?: ClockOption): Promise<number>;
@@ -254,9 +266,10 @@ export function createJobStore(sql: Sql): JobStore {
     if (!(leaseMs > 0)) throw new RangeError(`Cannot claim job items: leaseMs must be > 0, got ${leaseMs}`);
     // Abandoned items first go back to pending (their old not_before puts them at the head of the queue), so that the
     // claim itself reads one partial index in order and stops after `limit` rows, however long the queue.
-    await sql`
+    const expired = await sql`
       update job_items set status = 'pending', lease_owner = null, lease_until = null
       where status = 'claimed' and lease_until <= ${clock(now)}`;
+    if (expired.count > 0) options.onLeaseExpired?.(expired.count);
     const rows = await sql`
       with t as (select ${clock(now)} as now),
       picked as (
@@ -298,11 +311,13 @@ export function createJobStore(sql: Sql): JobStore {
     const { leaseMs, now } = options;
     if (items.length === 0) return 0;
     const owner = items[0]!.owner;
+    // Key order, as settle() writes them: two statements on the same items lock them in one order.
+    const sorted = items.map((x) => ({ job_id: x.jobId, position: x.position })).sort(byKey);
     const rows = await sql`
       update job_items i
       set lease_until = ${clock(now)}
                         + ${leaseMs}::double precision * interval '1 millisecond'
-      from unnest(${sql.array(items.map((x) => x.jobId))}::uuid[], ${sql.array(items.map((x) => x.position))}::int[])
+      from unnest(${sql.array(sorted.map((x) => x.job_id))}::uuid[], ${sql.array(sorted.map((x) => x.position))}::int[])
         as k(job_id, position)
       where i.job_id = k.job_id and i.position = k.position and i.status = 'claimed' and i.lease_owner = ${owner}
       returning 1`;
@@ -310,50 +325,116 @@ export function createJobStore(sql: Sql): JobStore {
   }
 
   /**
-   * Writes the item's one result, only while the lease is still the caller's (a worker whose lease was taken over
-   * writes nothing), counts it, and finishes the job with its last item. One statement, so the item and the counter
-   * never disagree; concurrent completions serialize on the job row.
+   * Writes each item's one result or puts it back in the queue, only while its lease is still the settlement's owner's
+   * (a worker whose lease was taken over writes nothing), counts the results on their jobs and finishes each job with
+   * its last item. One statement for the whole list, so items and counters never disagree; concurrent settlements
+   * serialize on the job rows, which each statement locks in id order, so that two of them cannot deadlock on those.
    */
-  async function complete(item: ClaimedItem, options: CompleteOptions): Promise<boolean> {
-    const { result, exhausted = false } = options;
-    const spent = exhausted ? 1 : 0;
-    const rows = await sql`
-      with done as (
-        update job_items
-        set status = 'done', result = ${sql.json(result as never)}, lease_owner = null, lease_until = null
-        where job_id = ${item.jobId} and position = ${item.position} and status = 'claimed' and lease_owner = ${item.owner}
-        returning job_id
+  async function settle(settlements: readonly Settlement[], options: ClockOption = {}): Promise<boolean[]> {
+    const { now } = options;
+    const keyOf = (item: ClaimedItem) => `${item.jobId}/${item.position}`;
+    const seen = new Set<string>();
+    // One JSON row per item: a result to write, or the delay of a retry.
+    const rows: Array<{
+      job_id: string;
+      position: number;
+      owner: string;
+      result?: EmailVerification;
+      spent?: number;
+      delay_ms?: number;
+      counts?: string | null;
+    }> = [];
+    for (const s of settlements) {
+      const key = keyOf(s.item);
+      if (seen.has(key)) continue; // settled by its first settlement: a second write finds it no longer claimed
+      seen.add(key);
+      const { jobId, position, owner } = s.item;
+      rows.push(
+        "retry" in s
+          ? {
+              job_id: jobId,
+              position,
+              owner,
+              delay_ms: Math.max(0, s.retry.delayMs),
+              counts: s.retry.counts ?? null,
+            }
+          : { job_id: jobId, position, owner, result: s.result, spent: s.exhausted ? 1 : 0 },
+      );
+    }
+    if (rows.length === 0) return settlements.map(() => false);
+    rows.sort(byKey);
+    const written = await retryOnDeadlock(
+      () => sql`
+      with t as (select ${clock(now)} as now),
+      x as materialized (
+        select * from jsonb_to_recordset(${sql.json(rows as never)}::jsonb)
+          as x(job_id uuid, position int, owner text, result jsonb, spent int, delay_ms double precision, counts text)
+      ),
+      deferred as (
+        update job_items i
+        set status = 'pending', lease_owner = null, lease_until = null,
+            not_before = t.now + x.delay_ms * interval '1 millisecond',
+            greylist_tries = i.greylist_tries + case when x.counts = 'greylist' then 1 else 0 end,
+            timeout_tries = i.timeout_tries + case when x.counts = 'timeout' then 1 else 0 end,
+            greylisted_at = case when x.counts = 'greylist' then coalesce(i.greylisted_at, t.now)
+                                 else i.greylisted_at end
+        from x, t
+        where x.result is null
+          and i.job_id = x.job_id and i.position = x.position and i.status = 'claimed' and i.lease_owner = x.owner
+        returning i.job_id, i.position
+      ),
+      done as (
+        update job_items i
+        set status = 'done', result = x.result, lease_owner = null, lease_until = null
+        from x
+        where x.result is not null
+          and i.job_id = x.job_id and i.position = x.position and i.status = 'claimed' and i.lease_owner = x.owner
+        returning i.job_id, i.position, x.spent
+      ),
+      counted as (
+        select d.job_id, count(*)::int as n, sum(d.spent)::int as spent from done d group by d.job_id
+      ),
+      locked as materialized (
+        select j.id, c.n, c.spent from jobs j join counted c on c.job_id = j.id order by j.id for update of j
+      ),
+      finished as (
+        update jobs j
+        set processed = j.processed + l.n,
+            exhausted = j.exhausted + l.spent,
+            status = case when j.processed + l.n < j.total then 'running'
+                          when j.exhausted + l.spent >= j.total then 'failed'
+                          else 'completed' end,
+            failure_reason = case when j.processed + l.n >= j.total and j.exhausted + l.spent >= j.total
+                                  then ${FAILURE_VERIFIER} else j.failure_reason end
+        from locked l
+        where j.id = l.id
       )
-      update jobs j
-      set processed = j.processed + 1,
-          exhausted = j.exhausted + ${spent},
-          status = case when j.processed + 1 < j.total then 'running'
-                        when j.exhausted + ${spent} >= j.total then 'failed'
-                        else 'completed' end,
-          failure_reason = case when j.processed + 1 >= j.total and j.exhausted + ${spent} >= j.total
-                                then ${FAILURE_VERIFIER} else j.failure_reason end
-      from done
-      where j.id = done.job_id
-      returning j.status`;
-    return rows.length === 1;
+      select job_id, position from done
+      union all
+      select job_id, position from deferred`,
+    );
+    const ok = new Set(written.map((r) => `${r.job_id}/${r.position}`));
+    // Only the first settlement of an item can have been written.
+    const first = new Set<string>();
+    return settlements.map((s) => {
+      const key = keyOf(s.item);
+      if (first.has(key)) return false;
+      first.add(key);
+      return ok.has(key);
+    });
+  }
+
+  /** Writes the item's one result (settle() of one). */
+  async function complete(item: ClaimedItem, options: CompleteOptions): Promise<boolean> {
+    const [written] = await settle([{ item, ...options }]);
+    return written === true;
   }
 
   /** Puts a held item back in the queue until `delayMs` from now (a greylist or time-out retry, or after an error). */
   async function defer(item: ClaimedItem, options: DeferOptions): Promise<boolean> {
-    const { delayMs, counts, now } = options;
-    const greylisted = counts === "greylist";
-    const rows = await sql`
-      with t as (select ${clock(now)} as now)
-      update job_items
-      set status = 'pending', lease_owner = null, lease_until = null,
-          not_before = t.now + ${Math.max(0, delayMs)}::double precision * interval '1 millisecond',
-          greylist_tries = greylist_tries + ${greylisted ? 1 : 0},
-          timeout_tries = timeout_tries + ${counts === "timeout" ? 1 : 0},
-          greylisted_at = case when ${greylisted} then coalesce(greylisted_at, t.now) else greylisted_at end
-      from t
-      where job_id = ${item.jobId} and position = ${item.position} and status = 'claimed' and lease_owner = ${item.owner}
-      returning 1`;
-    return rows.length === 1;
+    const { now, ...retry } = options;
+    const [written] = await settle([{ item, retry }], { now });
+    return written === true;
   }
 
   /** Hands every item the owner holds back to the queue at once (graceful stop); the hand-out does not count. */
@@ -386,5 +467,28 @@ export function createJobStore(sql: Sql): JobStore {
     return rows.length;
   }
 
-  return { submit, read, readTable, claim, renew, complete, defer, release, reclaimAll, sweep };
+  return { submit, read, readTable, claim, renew, complete, defer, settle, release, reclaimAll, sweep };
+}
+
+/** Items in their table's key order (a uuid sorts as its lower-case text). */
+function byKey(a: { job_id: string; position: number }, b: { job_id: string; position: number }): number {
+  return a.job_id < b.job_id ? -1 : a.job_id > b.job_id ? 1 : a.position - b.position;
+}
+
+/** PostgreSQL's deadlock_detected: the statement was rolled back whole, and may be sent again. */
+const DEADLOCK = "40P01";
+
+/**
+ * Runs a one-statement write again when PostgreSQL picked it as a deadlock's victim (rolled back, so nothing of it
+ * was written). Items go in key order and jobs are locked in id order, which makes it rare; it still takes two
+ * statements locking the same items in another order (a renewal, a claim taking back run-out leases) at one moment.
+ */
+async function retryOnDeadlock<T>(write: () => Promise<T>, tries = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== DEADLOCK || attempt >= tries) throw error;
+    }
+  }
 }

@@ -1,6 +1,7 @@
 // The bulk job worker loop: claims batches of items under leases, hands them to the email engine's verifyMany, and
-// writes each answer as it arrives, so a job's partial results grow while it runs. Any number of runners (in one or
-// several processes) share the queue; see job_store.ts for why each address still gets exactly one result.
+// writes each answer as it arrives (answers that arrive together share one statement, settle_batcher.ts), so a job's
+// partial results grow while it runs. Any number of runners (in one or several processes) share the queue; see
+// job_store.ts for why each address still gets exactly one result.
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
@@ -11,8 +12,12 @@ import { redactEmail } from "../redact.ts";
 import type { Sql } from "../store/db.ts";
 import { createJobStore, type ClaimedItem } from "./job_store.ts";
 import { afterAnswer, DEFAULT_RETRY_POLICY, exhausted, failureDelay, type RetryPolicy } from "./retry_rules.ts";
+import { createSettleBatcher } from "./settle_batcher.ts";
+import { createStoreOutageLog } from "./store_outage_log.ts";
 import type { EmailVerification } from "../email/types.ts";
 import type { EmailResult, EmailVerifier } from "../email/verifier.ts";
+import { countedJobStore } from "../metrics/counted_job_store.ts";
+import type { Metrics } from "../metrics/metrics.ts";
 
 /** Greylist retries (retry_rules.ts); unset members keep their defaults. */
 export type GreylistPolicy = Partial<RetryPolicy["greylist"]>;
@@ -57,6 +62,8 @@ export interface JobRunnerOptions {
   exclusive?: boolean;
   /** stop() waits this long for in-flight batches to notice the abort before it releases their items anyway. */
   stopTimeoutMs?: number;
+  /** Items claimed and done, and leases found run out, are counted here. */
+  metrics?: Metrics;
 }
 
 export interface JobRunner {
@@ -147,6 +154,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     reuseConnections = true,
     stopTimeoutMs = 10_000,
     exclusive = false,
+    metrics,
   } = options;
   const policy: RetryPolicy = {
     greylist: { ...DEFAULT_RETRY_POLICY.greylist, ...greylist },
@@ -170,24 +178,32 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     throw new RangeError(`Cannot start the job runner: greylist delays must satisfy 0 <= minDelayMs <= maxDelayMs`);
   }
 
-  const store = createJobStore(sql);
+  const store = metrics ? countedJobStore(createJobStore(sql), metrics) : createJobStore(sql);
   const stopping = new AbortController();
   // Every probe in flight listens to this one signal: hundreds of listeners are expected, not a leak.
   setMaxListeners(0, stopping.signal);
   let nap = new AbortController(); // aborted by wake() and stop() to cut an idle wait short
+  // Every lane's results and deferrals, written together: one statement per round trip, not one per item.
+  const writer = createSettleBatcher(store);
+  const storeFailures = createStoreOutageLog(log);
+
+  /** Writes the item's final answer; a lost lease writes nothing, and is logged. */
+  async function finish(item: ClaimedItem, result: EmailVerification, gaveUp = false): Promise<void> {
+    const written = await writer.settle({ item, result, exhausted: gaveUp });
+    if (!written)
+      log.warn("job item lease lost before its result", { job_id: item.jobId, email: redactEmail(item.email) });
+  }
 
   /** Writes an answer, or defers it for a retry while the rules allow (retry_rules.ts). */
   async function settle(item: ClaimedItem, result: EmailResult): Promise<void> {
     const { retryAfterMs: _retry, ...answer } = result;
     const decision = afterAnswer(item, result, policy, Date.now());
     if (decision.action === "retry") {
-      await store.defer(item, { delayMs: decision.delayMs, counts: decision.counts });
+      await writer.settle({ item, retry: { delayMs: decision.delayMs, counts: decision.counts } });
       return;
     }
     // The submission's spelling is the one the job shows, whatever the engine echoes back.
-    const written = await store.complete(item, { result: { ...answer, email: item.email } });
-    if (!written)
-      log.warn("job item lease lost before its result", { job_id: item.jobId, email: redactEmail(item.email) });
+    await finish(item, { ...answer, email: item.email });
   }
 
   /**
@@ -212,7 +228,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
             await finish(item);
             unanswered.delete(item);
           } catch (error) {
-            log.error("job runner could not write a result", { job_id: item.jobId, error: String(error) });
+            storeFailures.failed("error", "job runner could not write a result", error, { job_id: item.jobId });
           }
         }),
       ).then(() => {});
@@ -241,7 +257,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
           job_id: group[0]!.jobId,
           email: redactEmail(group[0]!.email),
         });
-        write(group, (item) => store.complete(item, { result: overdueResult(item.email) }));
+        write(group, (item) => finish(item, overdueResult(item.email)));
       }
       waiting.clear();
     }
@@ -251,28 +267,30 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
 
   /** Items that did not get an answer go back to the queue after a backoff; their failed hand-out is counted. */
   async function retryLater(items: ClaimedItem[]): Promise<void> {
-    for (const item of items) {
-      try {
-        await store.defer(item, { delayMs: failureDelay(item, policy) });
-      } catch (error) {
-        // The lease runs out on its own and the item returns to the queue then.
-        log.error("job runner could not defer an item", { job_id: item.jobId, error: String(error) });
-      }
-    }
+    await Promise.all(
+      items.map((item) =>
+        writer.settle({ item, retry: { delayMs: failureDelay(item, policy) } }).catch((error) => {
+          // The lease runs out on its own and the item returns to the queue then.
+          storeFailures.failed("error", "job runner could not defer an item", error, { job_id: item.jobId });
+        }),
+      ),
+    );
   }
 
   async function runBatch(items: ClaimedItem[]): Promise<void> {
     // An item handed out too often without an answer (it crashed its worker, or the verifier keeps throwing on it)
     // gets the fallback answer rather than looping forever.
     const live: ClaimedItem[] = [];
+    const given: Promise<void>[] = [];
     for (const item of items) {
       if (exhausted(item, policy)) {
         log.warn("job item gave up after repeated failures", { job_id: item.jobId, email: redactEmail(item.email) });
-        await store.complete(item, { result: fallbackResult(item.email), exhausted: true });
+        given.push(finish(item, fallbackResult(item.email), true));
       } else {
         live.push(item);
       }
     }
+    await Promise.all(given);
     if (live.length === 0) return;
 
     // Long SMTP dialogues outlast a lease: renew it while the batch runs, so a live worker never loses its items
@@ -280,7 +298,9 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     const bound = deadline(itemTimeoutMs, { parents: [stopping.signal], what: "verify the batch" });
     const renewal = setInterval(
       () => {
-        store.renew(live, { leaseMs }).catch((error) => log.warn("job lease renewal failed", { error: String(error) }));
+        store
+          .renew(live, { leaseMs })
+          .catch((error) => storeFailures.failed("warn", "job lease renewal failed", error));
       },
       Math.max(10, Math.floor(leaseMs / 3)),
     );
@@ -308,8 +328,9 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       let items: ClaimedItem[] = [];
       try {
         items = await store.claim(owner, { limit: batchSize, leaseMs });
+        storeFailures.succeeded();
       } catch (error) {
-        log.warn("job runner could not claim items", { error: String(error) });
+        storeFailures.failed("warn", "job runner could not claim items", error);
       }
       if (stopping.signal.aborted) break; // stop() releases what was just claimed
       if (items.length > 0) {
@@ -318,7 +339,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
           continue;
         } catch (error) {
           // A database failure mid-batch: the items' leases run out and they return to the queue; the lane lives on.
-          log.error("job runner batch failed", { items: items.length, error: String(error) });
+          storeFailures.failed("error", "job runner batch failed", error, { items: items.length });
         }
       }
       await sleep(pollMs, { signal: nap.signal }).catch(() => {});

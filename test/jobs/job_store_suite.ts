@@ -266,6 +266,99 @@ export function jobStoreSuite(name: string, open: () => Promise<OpenTestDatabase
       assert.equal(third?.attempts, 3);
     });
 
+    it("settle() writes many items' results and deferrals in one statement, each under its own lease", async () => {
+      const now = new Date();
+      const job = await store.submit(account, ["a@x.fr", "b@x.fr", "c@x.fr", "d@x.fr"], { now });
+      const [a, b, c, d] = await store.claim("w1", { limit: 4, leaseMs: 1000, now });
+      // d's lease runs out and w2 takes it over: w1's write for it must not count.
+      await sql`update job_items set lease_owner = 'w2' where job_id = ${job.jobId} and position = 4`;
+      const { value: written, statements } = await statementsSentBy(sql, () =>
+        store.settle(
+          [
+            { item: c!, result: answer("c@x.fr") },
+            { item: b!, retry: { delayMs: 60_000, counts: "greylist" } },
+            { item: a!, result: answer("a@x.fr") },
+            { item: d!, result: answer("d@x.fr") },
+            { item: a!, result: answer("bad@x.fr") },
+          ],
+          { now },
+        ),
+      );
+      assert.equal(statements.length, 1, `one statement: ${statements.join(" | ").slice(0, 300)}`);
+      assert.deepEqual(
+        written,
+        [true, true, true, false, false],
+        "d's lease is w2's; a's second settlement is not written",
+      );
+      const read = await store.read(account, job.jobId);
+      assert.equal(read?.processed, 2);
+      assert.equal(read?.status, "running");
+      assert.deepEqual(
+        read?.results,
+        [answer("a@x.fr"), answer("c@x.fr")],
+        "in submission order, the first answer of a",
+      );
+      // b is due again after its delay (d too, once w2's lease has run out).
+      const again = await store.claim("w1", { limit: 5, leaseMs: 1000, now: new Date(now.getTime() + 60_000) });
+      const b2 = again.find((i) => i.email === "b@x.fr");
+      assert.deepEqual([b2?.greylistTries, b2?.attempts], [1, 2]);
+      assert.deepEqual(await store.settle([]), []);
+    });
+
+    it("settle() finishes each job of the list exactly once, counting the fallback answers of each", async () => {
+      const first = await store.submit(account, ["a@x.fr", "b@x.fr"]);
+      const second = await store.submit(account, ["c@x.fr"]);
+      const third = await store.submit(account, ["d@x.fr", "e@x.fr"]);
+      const items = await store.claim("w1", { limit: 10, leaseMs: 60_000 });
+      assert.equal(items.length, 5);
+      const of = (jobId: string) => items.filter((i) => i.jobId === jobId);
+      const written = await store.settle([
+        ...of(first.jobId).map((item) => ({ item, result: answer(item.email), exhausted: true })),
+        ...of(second.jobId).map((item) => ({ item, result: answer(item.email), exhausted: true })),
+        // Only one of the third job's two items: that job goes on.
+        { item: of(third.jobId)[1]!, result: answer("e@x.fr") },
+      ]);
+      assert.deepEqual(written, [true, true, true, true]);
+      const [one, two, three] = await Promise.all([first, second, third].map((job) => store.read(account, job.jobId)));
+      assert.deepEqual([one?.status, one?.processed, one?.failure_reason], ["failed", 2, FAILURE_VERIFIER]);
+      assert.deepEqual([two?.status, two?.processed], ["failed", 1]);
+      assert.deepEqual([three?.status, three?.processed, three?.failure_reason], ["running", 1, undefined]);
+      // The last item ends the third job; a repeat of the same list changes nothing.
+      assert.deepEqual(await store.settle([{ item: of(third.jobId)[0]!, result: answer("d@x.fr") }]), [true]);
+      assert.deepEqual(await store.settle(of(first.jobId).map((item) => ({ item, result: answer(item.email) }))), [
+        false,
+        false,
+      ]);
+      const done = await store.read(account, third.jobId);
+      assert.deepEqual([done?.status, done?.processed], ["completed", 2]);
+      assert.equal((await store.read(account, first.jobId))?.processed, 2);
+    });
+
+    it("settle() from concurrent writers on the same jobs counts every item once", async () => {
+      const emails = Array.from({ length: 120 }, (_, i) => `u${i}@x.fr`);
+      const jobs = await Promise.all([store.submit(account, emails), store.submit(account, emails)]);
+      const peer = await db.openPeer();
+      try {
+        const peerStore = createJobStore(peer.sql);
+        const items = await store.claim("w1", { limit: 240, leaseMs: 60_000 });
+        // Twelve writers at once, each with items of both jobs in its own order.
+        const lists = Array.from({ length: 12 }, (_, k) => items.filter((_, i) => i % 12 === k));
+        await Promise.all(
+          lists.map((list, k) =>
+            (k % 2 ? peerStore : store).settle(
+              (k % 3 ? list : [...list].reverse()).map((item) => ({ item, result: answer(item.email) })),
+            ),
+          ),
+        );
+        for (const job of jobs) {
+          const read = await store.read(account, job.jobId);
+          assert.deepEqual([read?.status, read?.processed, read?.results.length], ["completed", 120, 120]);
+        }
+      } finally {
+        await peer.close();
+      }
+    });
+
     it("release() hands every held item back at once without counting the attempt", async () => {
       await store.submit(account, ["a@x.fr", "b@x.fr"]);
       await store.claim("w1", { limit: 2, leaseMs: 60_000 });

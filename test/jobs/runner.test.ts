@@ -13,7 +13,7 @@ import {
 import { silentLogger } from "../../src/log.ts";
 import type { Sql } from "../../src/store/db.ts";
 import { answer, createFakeVerifier } from "./fake_verifier.ts";
-import { createAccount, openTestDatabase, type OpenTestDatabase } from "../helpers/database.ts";
+import { createAccount, openTestDatabase, type OpenTestDatabase, statementsSentBy } from "../helpers/database.ts";
 import { waitForJob } from "./wait_for_job.ts";
 import { eventually } from "../helpers/eventually.ts";
 
@@ -249,6 +249,22 @@ describe("startJobRunner() on PostgreSQL", () => {
     } finally {
       await peer.close();
     }
+  });
+
+  it("writes the answers that arrive together in one statement, not one per item", async () => {
+    const emails = Array.from({ length: 200 }, (_, i) => `user${i}@domain${i % 7}.test`);
+    const { jobId } = await store.submit(account, emails);
+    const { value: job, statements } = await statementsSentBy(sql, async () => {
+      run({ verifier: createFakeVerifier(), batchSize: 100, lanes: 2 });
+      return waitForJob(store, { account, jobId });
+    });
+    assert.equal(job.processed, 200);
+    assert.deepEqual(
+      job.results.map((r) => r.email),
+      emails,
+    );
+    const writes = statements.filter((s) => /update job_items/.test(s) && /update jobs/.test(s));
+    assert.ok(writes.length >= 1 && writes.length <= 10, `${writes.length} write statements for 200 answers`);
   });
 
   it("interleaveDomains() takes the domains in turn and keeps the order within each", () => {
