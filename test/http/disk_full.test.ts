@@ -55,7 +55,17 @@ async function setUp(t: TestContext): Promise<Setup | string> {
   // A new embedded database takes a while on a busy machine: the server makes it, the key goes through its socket.
   const server = await startChildServer("src/main.ts", { env, timeoutMs: 180_000 });
   t.after(() => server.stop());
-  const created = await runKeysCli(env, ["create", "--account", "disk", "--plan", "unmetered", "--json"], 60_000);
+  // The key is made once the server's database is ready (migrated), as an operator would after a first start.
+  await eventually("/readyz to answer 200", () => fetch(`${server.url}/readyz`), {
+    until: (answer) => answer.status === 200,
+    timeoutMs: 120_000,
+    intervalMs: 250,
+  });
+  const createKey = () => runKeysCli(env, ["create", "--account", "disk", "--plan", "unmetered", "--json"], 60_000);
+  let created = await createKey();
+  // Once in a full CI run (Node 24) the CLI's connection through the server's socket was reset at setup, before any
+  // disk was filled; the cause is not found yet. What this test checks comes later.
+  if (created.code !== 0 && /ECONNRESET/.test(created.stderr)) created = await createKey();
   assert.equal(created.code, 0, created.stderr);
   const headers = { "content-type": "application/json", authorization: `Bearer ${JSON.parse(created.stdout).key}` };
   let jobs = 0;
