@@ -2,7 +2,6 @@
 // the name, from a path, a BAN_SOURCE directory or a URL; downloads through HTTP_PROXY (or http_proxy) unless
 // NO_PROXY names the host, shown with a loopback proxy that records the absolute-URI requests it forwards.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, request as forward, type Server } from "node:http";
@@ -13,7 +12,7 @@ import { BanIndex } from "../../src/address/index/ban_index.ts";
 import { isGzip } from "../../src/address/index/decompress.ts";
 import { importBan } from "../../src/address/index/import.ts";
 import { readPackedFile } from "../../src/address/packed_file.ts";
-import { ROOT } from "../helpers/process.ts";
+import { runBanImportCli } from "../helpers/process.ts";
 import { tempDir, type TempDir } from "../helpers/temp_dir.ts";
 import { banCsv, banCsvGz, COMMUNES } from "./ban_rows.ts";
 
@@ -158,14 +157,7 @@ describe("importBan() reads gzipped and plain CSV alike", () => {
       mkdirSync(join(temp.path, "cli"), { recursive: true });
       writeFileSync(path, bytes);
       const indexDir = join(temp.path, `index-cli-${name}`);
-      const child = spawn(process.execPath, ["--import", "tsx", "src/cli/ban.ts", "import", path], {
-        cwd: ROOT,
-        env: { ...process.env, BAN_INDEX_DIR: indexDir },
-      });
-      let out = "";
-      child.stdout.on("data", (chunk) => (out += chunk));
-      child.stderr.on("data", (chunk) => (out += chunk));
-      const [code] = await once(child, "close");
+      const { code, output: out } = await runBanImportCli(path, indexDir);
       assert.equal(code, 0, out);
       assert.match(out, new RegExp(`imported 01: ${ROWS} addresses`));
       assert.equal(addressesIn(indexDir), ROWS, name);

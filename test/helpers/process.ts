@@ -206,3 +206,31 @@ export async function createKeyWithCli(env: Record<string, string>, args: string
   if (code !== 0) throw new Error(`Cannot create key: the keys command exited with ${code}: ${stderr.trim()}`);
   return JSON.parse(stdout).key;
 }
+
+/** `npm run ban -- import FILE` into `indexDir` (src/cli/ban.ts through tsx), as an operator runs it. */
+export async function runBanImportCli(
+  file: string,
+  indexDir: string,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/ban.ts", "import", file], {
+    cwd: ROOT,
+    env: { ...process.env, BAN_INDEX_DIR: indexDir },
+  });
+  let output = "";
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => (output += chunk));
+  const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+  return { code, output };
+}
+
+/** Polls GET /readyz until it answers 200; gives its status and body. */
+export function readyzOk(url: string, timeoutMs = 60_000): Promise<{ status: number; body: any }> {
+  return eventually(
+    "/readyz to answer 200",
+    async () => {
+      const r = await fetch(`${url}/readyz`);
+      return { status: r.status, body: await r.json() };
+    },
+    { until: (r) => r.status === 200, timeoutMs, intervalMs: 200 },
+  );
+}

@@ -5,7 +5,6 @@
 // address there goes from unknown (postcode_not_covered) to a real verdict. The BAN download is a loopback server
 // that holds the file three quarters through until the test lets it go.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { copyFileSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -14,7 +13,14 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { banCsvGz, COMMUNES } from "../address/ban_rows.ts";
 import { eventually } from "../helpers/eventually.ts";
-import { ROOT, runKeysCli, startChildServer, type ServerProcess } from "../helpers/process.ts";
+import {
+  ROOT,
+  readyzOk,
+  runBanImportCli,
+  runKeysCli,
+  startChildServer,
+  type ServerProcess,
+} from "../helpers/process.ts";
 import { tempDir, type TempDir } from "../helpers/temp_dir.ts";
 
 /** 25 streets of 1200 numbers: 30,000 rows, so that progress is reported (every 16,384 rows) before the hold. */
@@ -49,15 +55,8 @@ function logLines(server: ServerProcess): LogLine[] {
 
 /** `npm run ban -- import FILE` into `indexDir`, as an operator runs it beside the server. */
 async function banImport(file: string, indexDir: string): Promise<void> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/ban.ts", "import", file], {
-    cwd: ROOT,
-    env: { ...process.env, BAN_INDEX_DIR: indexDir },
-  });
-  let out = "";
-  child.stdout.on("data", (chunk) => (out += chunk));
-  child.stderr.on("data", (chunk) => (out += chunk));
-  const [code] = await once(child, "close");
-  assert.equal(code, 0, out);
+  const { code, output } = await runBanImportCli(file, indexDir);
+  assert.equal(code, 0, output);
 }
 
 describe("the street index of a running server", () => {
@@ -155,14 +154,7 @@ describe("the street index of a running server", () => {
 
   test("once the import is over it is ready and answers, without a restart", async () => {
     release();
-    const ready = await eventually(
-      "/readyz to answer 200",
-      async () => {
-        const r = await fetch(`${server.url}/readyz`);
-        return { status: r.status, body: await r.json() };
-      },
-      { until: (r) => r.status === 200, timeoutMs: 60_000, intervalMs: 200 },
-    );
+    const ready = await readyzOk(server.url);
     // 2A and 974 are not at BAN_SOURCE: missing, with the fix, and not a reason to be unready.
     assert.equal(ready.body.checks.address_index.status, "missing");
     assert.deepEqual(ready.body.checks.address_index.departements, ["2A", "974"]);

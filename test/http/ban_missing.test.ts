@@ -5,8 +5,7 @@ import assert from "node:assert/strict";
 import { copyFileSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { eventually } from "../helpers/eventually.ts";
-import { ROOT, runKeysCli, startServerProcess } from "../helpers/process.ts";
+import { ROOT, readyzOk, runKeysCli, startServerProcess } from "../helpers/process.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
 
 const OFFICIAL_DOWNLOAD = "https://adresse.data.gouv.fr/data/ban/adresses/latest/csv";
@@ -32,14 +31,7 @@ test("without BAN data the server is ready, /readyz lists the missing départeme
   });
 
   // The server listens at once; it is ready once the import was tried (the file is not there) and the workers run.
-  const ready = await eventually(
-    "/readyz to answer 200",
-    async () => {
-      const r = await fetch(`${server.url}/readyz`);
-      return { status: r.status, body: await r.json() };
-    },
-    { until: (r) => r.status === 200, timeoutMs: 60_000, intervalMs: 200 },
-  );
+  const ready = await readyzOk(server.url);
   const body = ready.body;
   assert.equal(body.status, "ready");
   assert.equal(body.checks.database, true);
