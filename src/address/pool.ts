@@ -19,9 +19,9 @@ export function createMatchPool(data: SharedMatcherData, options: MatchPoolOptio
     workerData: { ...entry.workerData, ...data },
     minThreads: threads,
     maxThreads: threads,
-    // Tasks are batches of matches (batcher.ts); letting each thread hold a few queued ones keeps it busy while the
-    // main thread prepares the next (measured: about twice the throughput of 1 on 2 threads).
-    concurrentTasksPerWorker: 4,
+    // Tasks are batches of matches, one per thread in flight (batcher.ts): the calls that arrive while a thread works
+    // wait in the batcher and leave together, rather than as more tasks queued here.
+    concurrentTasksPerWorker: 1,
     idleTimeout: Infinity,
   });
 }

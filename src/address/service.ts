@@ -319,10 +319,13 @@ export function startAddressService(config: Config, options: AddressServiceOptio
 
   // The signal is not handed to piscina: aborting a running task there terminates its thread (and the tasks queued
   // behind it), a high price for a match of a few microseconds. The batcher answers an abort at once instead.
-  const batcher = new Batcher(async (inputs) => {
-    if (closed) throw new Error("Cannot verify address: the address service is closed");
-    return (engine ?? (await engineStarted)).run(inputs);
-  });
+  const batcher = new Batcher(
+    async (inputs) => {
+      if (closed) throw new Error("Cannot verify address: the address service is closed");
+      return (engine ?? (await engineStarted)).run(inputs);
+    },
+    { maxInFlight: workers },
+  );
 
   return {
     get ready() {
