@@ -1,6 +1,6 @@
 // bulk_5000: one bulk job of 5000 addresses over 50 domains, through the job store, the runner and the email engine,
-// against loopback SMTP peers (127.0.5.x:25) that answer each command after 50 ms, one reply after another on each
-// connection. The same job runs three times: multi-recipient transactions against peers without PIPELINING, then
+// against loopback SMTP peers (127.0.5.x:25, in a process of their own: lib/peer_process.ts) that answer each command
+// after 50 ms, one reply after another on each connection. The same job runs three times: multi-recipient transactions against peers without PIPELINING, then
 // with it, then one connection per address (no reuse), and each wall time is printed as a ratio of the lower bound
 // the per-MX connection limit and the reply delay set:
 //   bound = ceil((R + 1 + 3·C) / C) · delay
@@ -9,12 +9,14 @@
 // pipelined. Prints one line.
 //   npx tsx bench/bulk_5000.ts        (BENCH_N, BENCH_DELAY_MS, BENCH_BATCH, BENCH_LANES, BENCH_ENGINE_CONCURRENCY to change
 //                                      the bounds;
-//                                      DATABASE_URL to use a PostgreSQL instead of an embedded database)
+//                                      DATABASE_URL to use a PostgreSQL instead of an embedded database;
+//                                      BENCH_DIAG=1 to print, on stderr, where each run's time went on the SMTP side)
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createEmailEngine } from "../src/email/engine.ts";
 import { startJobRunner } from "../src/jobs/runner.ts";
 import { silentLogger } from "../src/log.ts";
-import { startFastSmtpPeer, type SmtpPeer } from "../test/email/peers.ts";
 import { openBenchDatabase, peerConfig, tableResolver, timeJob, verdictCounts } from "./lib/bulk_job.ts";
+import { startPeerProcess, type PeerProcess, type PeerReport } from "./lib/peer_process.ts";
 
 const N = Number(process.env.BENCH_N ?? 5000);
 const DELAY_MS = Number(process.env.BENCH_DELAY_MS ?? 50);
@@ -28,20 +30,6 @@ const CONNECTIONS_PER_MX = 3;
 const RECIPIENTS_PER_MX = Math.ceil(N / DOMAINS);
 const BOUND_S = (Math.ceil((RECIPIENTS_PER_MX + 1 + 3 * CONNECTIONS_PER_MX) / CONNECTIONS_PER_MX) * DELAY_MS) / 1000;
 
-/** An SMTP server that answers every command, the greeting included, after DELAY_MS. Mailboxes user0..user79
- *  exist; the others (and the catch-all probe's random name) are unknown. */
-function startSlowPeer(host: string, pipelining: boolean): Promise<SmtpPeer> {
-  return startFastSmtpPeer({
-    host,
-    delayMs: DELAY_MS,
-    pipelining,
-    mailboxes: (local) => {
-      const n = /^user(\d+)$/.exec(local)?.[1];
-      return n !== undefined && Number(n) < 80;
-    },
-  });
-}
-
 const domainName = (i: number) => `d${i}.vrai-bulk.net`;
 const mxIp = (i: number) => `127.0.5.${10 + i}`;
 
@@ -49,7 +37,7 @@ const mxIp = (i: number) => `127.0.5.${10 + i}`;
 const resolver = tableResolver((domain) => mxIp(Number(/^d(\d+)\./.exec(domain)?.[1])));
 
 async function main(): Promise<void> {
-  const peers: SmtpPeer[] = [];
+  let peers: PeerProcess | undefined;
   const db = await openBenchDatabase();
   try {
     // Addresses spread over the domains as a real list would be; one in five mailboxes does not exist.
@@ -63,16 +51,22 @@ async function main(): Promise<void> {
       reuseConnections: boolean,
       pipelining: boolean,
     ): Promise<{ seconds: number; connections: number; verdicts: string }> {
-      await Promise.all(peers.splice(0).map((p) => p.stop()));
-      for (let i = 0; i < DOMAINS; i++) peers.push(await startSlowPeer(mxIp(i), pipelining));
+      await peers?.stop();
+      // Every command answered after DELAY_MS; mailboxes user0..user79 exist, the others (and the catch-all probe's
+      // random name) are unknown.
+      peers = await startPeerProcess({
+        hosts: Array.from({ length: DOMAINS }, (_, i) => mxIp(i)),
+        delayMs: DELAY_MS,
+        pipelining,
+        existingBelow: 80,
+      });
       const engine = createEmailEngine(config, {
         resolver,
         log: silentLogger,
         concurrency: ENGINE_CONCURRENCY,
         maxConnectionsPerMx: CONNECTIONS_PER_MX,
       });
-      const opened = () => peers.reduce((sum, p) => sum + p.connections, 0);
-      const before = opened();
+      const before = (await peers.report()).connections;
       const runner = startJobRunner({
         sql: db.sql,
         verifier: engine,
@@ -82,10 +76,76 @@ async function main(): Promise<void> {
         batchSize: BATCH,
         lanes: LANES,
       });
+      const submitted = performance.now();
+      const busy = performance.eventLoopUtilization();
+      const lag = monitorEventLoopDelay({ resolution: 5 });
+      lag.enable();
       const { seconds, job } = await timeJob(db, runner, { emails });
+      const report = await peers.report();
+      const elu = performance.eventLoopUtilization(busy).utilization;
+      lag.disable();
+      const lagMs = `loop_delay_ms_p50=${(lag.percentile(50) / 1e6).toFixed(0)} p99=${(lag.percentile(99) / 1e6).toFixed(0)}`;
+      if (process.env.BENCH_DIAG)
+        console.error(
+          `${diagnose(report, reuseConnections, pipelining, submitted, seconds)} elu=${elu.toFixed(2)} ${lagMs}`,
+        );
       await runner.stop();
       await engine.close();
-      return { seconds, connections: opened() - before, verdicts: verdictCounts(job) };
+      return { seconds, connections: report.connections - before, verdicts: verdictCounts(job) };
+    }
+
+    /**
+     * Where the time went, from the peers' command logs: commands by verb, transactions and recipients per
+     * connection, when the first and last commands came, and how long connections sat idle while holding a slot
+     * (time not covered by a reply being worked on).
+     */
+    function diagnose(
+      report: PeerReport,
+      reuse: boolean,
+      pipelining: boolean,
+      submitted: number,
+      seconds: number,
+    ): string {
+      const verbs = new Map<string, number>();
+      let first = Number.POSITIVE_INFINITY;
+      let last = 0;
+      let idle = 0;
+      let connectionCount = 0;
+      let busiest = 0;
+      const replyMs = DELAY_MS;
+      const byConnection = new Map<string, number[]>();
+      for (const { host, connection, line, at: epochMs } of report.lines) {
+        const at = epochMs - performance.timeOrigin; // on this process's clock, as `submitted`
+        const verb = line.slice(0, 4).toUpperCase();
+        verbs.set(verb, (verbs.get(verb) ?? 0) + 1);
+        first = Math.min(first, at);
+        last = Math.max(last, at);
+        if (verb === "QUIT") continue;
+        const key = `${host}#${connection}`;
+        const times = byConnection.get(key) ?? [];
+        times.push(at);
+        byConnection.set(key, times);
+      }
+      for (const times of byConnection.values()) {
+        connectionCount++;
+        busiest = Math.max(busiest, times.length + 1);
+        // The peer works on one reply at a time: replies end at max(arrival, previous end) + delay.
+        let end = times[0]!; // the banner was sent delay ms after connect, before the first command
+        let waited = 0;
+        for (const at of times) {
+          if (at > end) waited += at - end;
+          end = Math.max(at, end) + replyMs;
+        }
+        idle += waited;
+      }
+      const ms = (t: number) => Math.round(t);
+      return [
+        `diag reuse=${reuse} pipelining=${pipelining} wall_ms=${ms(seconds * 1000)}`,
+        `first_command_ms=${ms(first - submitted)} last_command_ms=${ms(last - submitted)}`,
+        `connections=${connectionCount} max_replies_per_connection=${busiest}`,
+        `idle_ms_per_connection=${ms(idle / Math.max(1, connectionCount))}`,
+        ...[...verbs].map(([verb, n]) => `${verb.toLowerCase()}=${n}`),
+      ].join(" ");
     }
 
     const reuse = await run(true, false);
@@ -104,7 +164,7 @@ async function main(): Promise<void> {
       ].join(" "),
     );
   } finally {
-    await Promise.all(peers.map((p) => p.stop()));
+    await peers?.stop();
     await db.close();
   }
 }

@@ -240,7 +240,7 @@ export function createEmailEngine(config: Config, options: CreateEmailEngineOpti
         const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
         if (failed !== undefined) throw failed.reason;
       } finally {
-        // Idle sessions stay in the shared pool for the next chunk (a job runs several chunks at once, in lanes);
+        // Idle sessions stay in the shared pool for the next chunk (a job runs several chunks at once);
         // the pool's idle timeout closes them, and close() drains it.
         await prober.settled();
       }

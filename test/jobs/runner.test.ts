@@ -170,6 +170,26 @@ describe("startJobRunner() on PostgreSQL", () => {
     assert.equal(job.processed, 3);
   });
 
+  it("claims the next batch as soon as answers make room, not once the slow items of earlier batches are done", async () => {
+    // Two batches of two in flight at most; each of the first two batches holds one address that takes seconds.
+    const emails = ["slow1@x.test", "a@y.test", "slow2@x.test", "b@y.test", "c@y.test", "d@y.test", "e@y.test"];
+    const { jobId } = await store.submit(account, emails);
+    const verifier = createFakeVerifier({ latencyMs: (e) => (e.startsWith("slow") ? 3000 : 5) });
+    const began = Date.now();
+    run({ verifier, batchSize: 2, lanes: 2 });
+    const partial = await waitForJob(store, { account, jobId }, { done: (job) => job.processed >= 5 });
+    assert.ok(
+      Date.now() - began < 2500,
+      `the fast addresses were answered before the slow ones (${Date.now() - began} ms)`,
+    );
+    assert.deepEqual(
+      partial.results.map((r) => r.email).filter((e) => !e.startsWith("slow")),
+      ["a@y.test", "b@y.test", "c@y.test", "d@y.test", "e@y.test"],
+    );
+    const job = await waitForJob(store, { account, jobId });
+    assert.equal(job.processed, 7);
+  });
+
   it("renews its leases, so a probe longer than the lease is not taken over by another runner", async () => {
     const { jobId } = await store.submit(account, ["slow@x.test"]);
     const calls: string[] = [];

@@ -10,13 +10,16 @@
 // Bulk (reuse: true): recipients of one MX host share transactions (issue 13). Each waits in its host's queue; a
 // drainer that holds one of the host's connection slots takes every recipient waiting (up to the recipients a
 // transaction may hold) and asks them in one transaction: one MAIL FROM, then one RCPT TO each, pipelined when the
-// server offers PIPELINING (RFC 2920), the catch-all recipient right after its owner; RSET only between transactions.
+// server offers PIPELINING (RFC 2920), the catch-all recipient right after its owner. A transaction stays open after
+// its recipients are answered: recipients that arrive later (the next chunk of a job) are added to it with more RCPT
+// TO, on whichever drainer holds the session next, with no RSET and no new MAIL FROM; RSET comes only when the
+// transaction is full (recipients per transaction), after a 452, or when a UTF-8 recipient needs MAIL FROM ... SMTPUTF8.
 // A `452 too many recipients` sends the rest to the next transaction (and the host is asked fewer at a time from
 // then on); a connection that drops sends the unanswered ones to a new connection. Each reply has its own budget,
 // from the previous reply on: a recipient's wait behind the others of its transaction is queue time, not its own.
 import { setMaxListeners } from "node:events";
 import type { Logger } from "../../log.ts";
-import { deadline, isTimeoutReason, type Deadline } from "../../async/deadline.ts";
+import { deadline, isTimeoutReason, timeoutReason } from "../../async/deadline.ts";
 import { SmtpError } from "../errors.ts";
 import { isProbeTarget, type Cidr } from "../net/cidr.ts";
 import type { MxHost } from "../types.ts";
@@ -84,8 +87,23 @@ export interface SmtpProberOptions {
   connectionsPerHost?: number;
 }
 
-/** A greeted session, and whether its server said PIPELINING in its EHLO reply. */
-type Session = SmtpSession & { pipelining?: boolean };
+/**
+ * A greeted session, whether its server said PIPELINING in its EHLO reply, and the bulk transaction open on it (MAIL
+ * FROM accepted, no RSET since), which the next recipients of the host join.
+ */
+type Session = SmtpSession & { pipelining?: boolean; open?: OpenTransaction | null };
+
+/** A transaction left open on a session: later recipients join it while it has room. */
+interface OpenTransaction {
+  /** MAIL FROM carried SMTPUTF8. */
+  utf8: boolean;
+  /** RCPT TO lines sent in it (catch-all probes included). */
+  lines: number;
+  /** Recipients the server took into it (any reply but 452). */
+  answered: number;
+  /** No more recipients may join (a 452 came, or replies to pipelined lines after it): RSET first. */
+  full: boolean;
+}
 
 /** A bulk recipient waiting in its host's queue, then part of a transaction, then answered. */
 interface Waiting {
@@ -387,24 +405,35 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
     });
   }
 
+  /** RCPT TO lines a recipient costs: itself, and its catch-all recipient when it carries one. */
+  const costOf = (w: Waiting) => (w.catchAllRecipient ? 2 : 1);
+
   /**
-   * The recipients of the next transaction: the host's share of those waiting (spread over its connections, so that
-   * they all work at once), at most as many as a transaction holds, catch-all probes counted.
+   * The recipients of the next chunk: the host's share of those waiting (spread over its connections, so that they
+   * all work at once), at most `room` lines, catch-all probes counted. A chunk for a new transaction takes its first
+   * recipient whatever it costs; a chunk that joins an open one (`joining`) never goes over its room.
    */
-  function take(q: HostQueue): Waiting[] {
+  function take(q: HostQueue, room: number, joining: boolean): Waiting[] {
     const batch: Waiting[] = [];
     const share = Math.max(1, Math.ceil((q.waiting.length + q.asked) / connectionsPerHost));
     let lines = 0;
     while (q.waiting.length > 0 && batch.length < share) {
       const next = q.waiting[0]!;
-      const cost = next.catchAllRecipient ? 2 : 1;
-      if (batch.length > 0 && lines + cost > q.limit) break;
+      const cost = costOf(next);
+      if ((batch.length > 0 || joining) && lines + cost > room) break;
       q.waiting.shift();
       next.state = "taken";
       batch.push(next);
       lines += cost;
     }
     return batch;
+  }
+
+  /** Lines the transaction open on `session` still takes, or null when the next chunk needs a new transaction. */
+  function roomIn(q: HostQueue, session: Session | null): number | null {
+    const open = session?.open;
+    if (open == null || open.full || session!.conn.closed) return null;
+    return q.limit - open.lines >= 1 ? q.limit - open.lines : null;
   }
 
   /** Puts recipients back at the head of the queue, in order, for the next transaction or connection. */
@@ -417,7 +446,7 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
     q.waiting.unshift(...back);
   }
 
-  /** Holds one connection slot of the host for as long as recipients wait, one transaction after another. */
+  /** Holds one connection slot of the host for as long as recipients wait, one chunk after another. */
   async function drain(q: HostQueue): Promise<void> {
     const asking = new AbortController();
     q.asking = asking;
@@ -433,7 +462,10 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
     let keep = true;
     try {
       for (;;) {
-        const batch = take(q);
+        // Join the session's open transaction while it has room; otherwise a new one.
+        const room = roomIn(q, session);
+        let batch = room === null ? [] : take(q, room, true);
+        if (batch.length === 0) batch = take(q, q.limit, false);
         if (batch.length === 0) break;
         kick(q); // recipients still waiting get a drainer of their own, on another slot
         const failing = health.failing(q.host.exchange);
@@ -460,38 +492,60 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
   }
 
   /**
-   * One transaction for `batch` on `session` (RSET first when it served one before) or on a new connection. Settles
-   * every recipient it answers, puts back the others; returns the session when it can serve the next transaction.
+   * One chunk of recipients on `session`: joined to its open transaction when it has room, else in a new one (RSET
+   * first when a transaction is open), or on a new connection. Settles every recipient it answers, puts back the
+   * others; returns the session when it can serve the next chunk, its transaction left open for it.
    */
   async function transact(q: HostQueue, reused: Session | null, batch: Waiting[]): Promise<Session | null> {
     const host = q.host.exchange;
     const stop = new AbortController();
     const transaction: Transaction = { stop, members: batch };
     for (const w of batch) w.transaction = transaction;
-    // Every command of the transaction listens to `roll`; each awaited reply arms its own budget, which aborts it.
+    // Every command of the chunk listens to `roll`; each awaited reply restarts the budget, one timer of ours that
+    // aborts it (refreshed, not made anew per reply: a bulk job waits for thousands of replies), cleared at the end.
     const roll = new AbortController();
-    let budget = null as Deadline | null;
-    const arm = () => {
-      budget?.dispose();
-      const limit = deadline(probeTimeoutMs, { parents: [stop.signal], what: `probe ${host}` });
-      limit.signal.addEventListener("abort", () => roll.abort(limit.signal.reason), { once: true });
-      budget = limit;
-    };
     setMaxListeners(0, roll.signal); // one listener per pipelined reply
+    let budget: NodeJS.Timeout | undefined;
+    const arm = () => {
+      if (budget !== undefined) budget.refresh();
+      else budget = setTimeout(() => roll.abort(timeoutReason(`probe ${host}`, probeTimeoutMs)), probeTimeoutMs);
+    };
+    const onStop = () => roll.abort(stop.signal.reason);
+    stop.signal.addEventListener("abort", onStop, { once: true });
     const signal = roll.signal;
-    let session: Session | null = reused;
-    let answered = 0;
+    let session: Session | null = reused !== null && !reused.conn.closed ? reused : null;
+    let answered = 0; // RCPT TO replies read in this call
+    let joined = false; // the chunk went into a transaction a previous chunk opened
+    let fresh = false; // the connection was opened for this chunk
     let current = 0; // index in batch of the recipient whose reply is awaited
     // An accepted recipient waiting for the reply about its catch-all recipient.
     let owner: { w: Waiting; outcome: ProbeOutcome } | null = null;
     const rest = () => batch.slice(current);
+    /** Settles the recipients the session cannot ask (UTF-8 local part, no SMTPUTF8); returns the others. */
+    const askable = (s: Session) =>
+      batch.filter((w) => {
+        if (!w.utf8 || s.smtpUtf8) return true;
+        w.settle({ final: true, outcome: { kind: "unavailable", why: "no SMTPUTF8" }, catchAll: null });
+        return false;
+      });
     try {
       arm();
-      if (session !== null && !(await reset(session, signal))) {
-        session.conn.close();
-        session = null;
+      if (session !== null) {
+        batch = askable(session);
+        if (batch.length === 0) return session;
+        const tx = session.open;
+        const utf8 = batch.some((w) => w.utf8);
+        const lines = batch.reduce((n, w) => n + costOf(w), 0);
+        joined = tx != null && !tx.full && (tx.utf8 || !utf8) && tx.lines + lines <= q.limit;
+        if (tx != null && !joined) {
+          session.open = null;
+          if (!(await reset(session, signal))) {
+            session.conn.close();
+            session = null;
+          }
+        }
       }
-      const fresh = session === null;
+      fresh = session === null;
       if (session === null) {
         const opened = await open(q.host, q.address, signal);
         if ("final" in opened) {
@@ -500,38 +554,41 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
           return null;
         }
         session = opened;
+        batch = askable(session);
+        if (batch.length === 0) return session;
       }
       const live = session;
-      const asked = batch.filter((w) => {
-        if (!w.utf8 || live.smtpUtf8) return true;
-        w.settle({ final: true, outcome: { kind: "unavailable", why: "no SMTPUTF8" }, catchAll: null });
-        return false;
-      });
-      batch = asked;
-      if (batch.length === 0) return live;
-      arm();
-      const utf8 = batch.some((w) => w.utf8);
-      const mail = await live.conn.command(`MAIL FROM:<${mailFrom}>${utf8 ? " SMTPUTF8" : ""}`, { signal });
-      if (mail.code !== 250) {
-        health.answered(host);
-        const outcome: ProbeOutcome = {
-          kind: "reply",
-          category: classifyReply(mail, { stage: "mail" }),
-          reply: mail,
-          host,
-        };
-        for (const w of batch) w.settle({ final: false, outcome, catchAll: null });
-        live.conn.close();
-        return null;
+      if (!joined) {
+        arm();
+        const utf8 = batch.some((w) => w.utf8);
+        const mail = await live.conn.command(`MAIL FROM:<${mailFrom}>${utf8 ? " SMTPUTF8" : ""}`, { signal });
+        if (mail.code !== 250) {
+          health.answered(host);
+          const outcome: ProbeOutcome = {
+            kind: "reply",
+            category: classifyReply(mail, { stage: "mail" }),
+            reply: mail,
+            host,
+          };
+          for (const w of batch) w.settle({ final: false, outcome, catchAll: null });
+          live.conn.close();
+          return null;
+        }
+        live.open = { utf8, lines: 0, answered: 0, full: false };
       }
+      const tx = live.open!;
       // The lines, in order: each recipient, and its catch-all recipient right after it.
       const lines: Array<{ w: Waiting; catchAll: boolean }> = [];
       for (const w of batch) {
         lines.push({ w, catchAll: false });
         if (w.catchAllRecipient) lines.push({ w, catchAll: true });
       }
-      const command = (line: { w: Waiting; catchAll: boolean }) =>
-        live.conn.command(`RCPT TO:<${line.catchAll ? line.w.catchAllRecipient : line.w.recipient}>`, { signal });
+      const command = (line: { w: Waiting; catchAll: boolean }) => {
+        tx.lines++;
+        return live.conn.command(`RCPT TO:<${line.catchAll ? line.w.catchAllRecipient : line.w.recipient}>`, {
+          signal,
+        });
+      };
       // Pipelined: every RCPT goes at once, the replies are read in order.
       const sent = live.pipelining ? lines.map(command) : null;
       for (const p of sent ?? []) p.catch(() => {}); // read below, or dropped with the connection
@@ -547,6 +604,8 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
           }
           arm();
           const reply = await (sent?.[i] ?? command(line));
+          answered++;
+          if (classifyReply(reply) !== "too_many_recipients") tx.answered++;
           const catchAll: ProbeOutcome = { kind: "reply", category: classifyReply(reply), reply, host };
           owner!.w.settle({ final: true, outcome: owner!.outcome, catchAll: accepted ? catchAll : null });
           owner = null;
@@ -556,11 +615,14 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
         owner = null;
         arm();
         const reply = await (sent?.[i] ?? command(line));
+        answered++;
         health.answered(host);
         const category = classifyReply(reply);
         if (category === "too_many_recipients") {
           // RFC 5321 §4.5.3.1.10: the rest goes in the next transaction; the host takes this many from now on.
-          if (answered === 0) {
+          // Replies still due for pipelined lines are read by their own promises before RSET's.
+          tx.full = true;
+          if (tx.answered === 0) {
             if (!fresh) {
               requeue(q, rest());
               live.conn.close();
@@ -572,12 +634,11 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
               catchAll: null,
             });
             current++;
-          } else q.limit = Math.max(1, Math.min(q.limit, answered));
+          } else q.limit = Math.max(1, Math.min(q.limit, tx.answered));
           requeue(q, rest());
-          // Replies still due for pipelined lines are read by their own promises before RSET's.
           return live;
         }
-        answered++;
+        tx.answered++;
         owner = { w: line.w, outcome: { kind: "reply", category, reply, host } };
         if (!line.w.catchAllRecipient) {
           line.w.settle({ final: true, outcome: owner.outcome, catchAll: null });
@@ -599,8 +660,11 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
         current++;
       }
       const stuck = batch[current];
-      if (stuck !== undefined && stuck.state === "taken" && answered > 0 && error.code !== "SMTP_TIMEOUT") {
-        requeue(q, rest()); // progress was made: the rest goes to a new connection
+      // Progress was made, or the session had served earlier chunks (it may have gone bad while it sat idle): the rest
+      // goes to a new connection, which is fresh, so this happens once per chunk at most without progress.
+      const progress = answered > 0 || !fresh;
+      if (stuck !== undefined && stuck.state === "taken" && progress && error.code !== "SMTP_TIMEOUT") {
+        requeue(q, rest());
         return null;
       }
       const outcome = fromSmtpError(error);
@@ -611,7 +675,8 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
       requeue(q, batch.slice(0, current));
       return null;
     } finally {
-      budget?.dispose();
+      clearTimeout(budget);
+      stop.signal.removeEventListener("abort", onStop);
       for (const w of batch) if (w.transaction === transaction) w.transaction = null;
     }
   }

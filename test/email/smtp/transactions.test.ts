@@ -17,7 +17,7 @@ let nextHost = 10;
 async function setup(
   t: TestContext,
   peerOptions: Omit<RawSmtpPeerOptions, "host" | "mailboxes">,
-  options: { connections?: number; probeTimeoutMs?: number } = {},
+  options: { connections?: number; probeTimeoutMs?: number; recipientsPerTransaction?: number } = {},
 ) {
   const address = `127.0.13.${nextHost++}`;
   const peer = await startFastSmtpPeer({
@@ -36,6 +36,7 @@ async function setup(
     allow: [parseCidr("127.0.0.0/8")],
     log: silentLogger,
     connectionsPerHost: options.connections ?? 1,
+    recipientsPerTransaction: options.recipientsPerTransaction,
   });
   t.after(async () => {
     await pool.drain();
@@ -83,6 +84,40 @@ test("probe() in bulk asks a host's waiting recipients in one transaction: one M
   // Without PIPELINING each RCPT waits for the previous reply (5 ms at least).
   const rcpts = peer.lines.filter((l) => l.line.startsWith("RCPT"));
   for (let i = 1; i < rcpts.length; i++) assert.ok(rcpts[i]!.at - rcpts[i - 1]!.at >= 4, `RCPT ${i} waited`);
+});
+
+test("probe() in bulk: recipients that come after a transaction's replies join it, with no RSET and no new MAIL FROM", async (t) => {
+  for (const pipelining of [false, true]) {
+    const { peer, probeAll } = await setup(t, { pipelining, delayMs: 5 });
+    // Two chunks one after the other, as a job's claims come: the second finds the session idle, its transaction open.
+    assert.deepEqual(categories(await probeAll(recipients(6))), expected(6));
+    assert.deepEqual(categories(await probeAll(recipients(9).slice(6))), expected(9).slice(6));
+    assert.equal(peer.connections, 1, `pipelining=${pipelining}`);
+    assert.equal(count(peer, "MAIL"), 1);
+    assert.equal(count(peer, "RSET"), 0);
+    assert.equal(count(peer, "RCPT"), 9);
+  }
+});
+
+test("probe() in bulk: a transaction with no room left for the next recipients is RSET and a new one takes them", async (t) => {
+  const { peer, probeAll } = await setup(t, { pipelining: true }, { recipientsPerTransaction: 6 });
+  assert.deepEqual(categories(await probeAll(recipients(4))), expected(4));
+  // Two more fit in the open transaction (6 at most), the last two go in a new one.
+  assert.deepEqual(categories(await probeAll(recipients(8).slice(4))), expected(8).slice(4));
+  assert.deepEqual(verbs(peer), ["EHLO", "MAIL", ...Array(6).fill("RCPT"), "RSET", "MAIL", "RCPT", "RCPT"]);
+});
+
+test("probe() in bulk: a UTF-8 recipient does not join a transaction opened without SMTPUTF8", async (t) => {
+  const { peer, probeAll, prober, hosts } = await setup(t, { pipelining: true });
+  await probeAll(recipients(2));
+  const result = await prober.probe(hosts, "ok\u00e9@d.fr", {
+    signal: new AbortController().signal,
+    reuse: true,
+    utf8: true,
+  });
+  assert.equal(result.outcome.kind === "reply" && result.outcome.category, "accepted");
+  assert.deepEqual(verbs(peer), ["EHLO", "MAIL", "RCPT", "RCPT", "RSET", "MAIL", "RCPT"]);
+  assert.match(peer.lines.filter((l) => l.line.startsWith("MAIL")).at(-1)!.line, /SMTPUTF8$/);
 });
 
 test("probe() in bulk pipelines RCPT TO when the server offers PIPELINING (RFC 2920)", async (t) => {
