@@ -8,7 +8,7 @@ import { livePeersSkip, startDnsmasq, startSmtpPeer } from "../email/peers.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { createKey } from "../../src/auth/key_store.ts";
 import { testDatabase, urlWithSchema } from "../helpers/database.ts";
-import { startServerProcess } from "../helpers/process.ts";
+import { readyzOk, startServerProcess } from "../helpers/process.ts";
 import { eventually } from "../helpers/eventually.ts";
 
 const skip = livePeersSkip("HTTP tests over live peers");
@@ -95,6 +95,8 @@ test("ROLE=api and ROLE=worker processes share one PostgreSQL: the API accepts a
   };
   const api = await startServerProcess(t, { ...env, ROLE: "api" });
   const worker = await startServerProcess(t, { ...env, ROLE: "worker" });
+  // The API listens before its database is ready and answers 503 meanwhile.
+  await readyzOk(api.url);
   const emails = ["jane@shop.vrai-http.net", "nobody@shop.vrai-http.net", "x@any.vrai-http.net", "bad@@address"];
   const submitted = await fetch(`${api.url}/v1/email/bulk`, {
     method: "POST",
