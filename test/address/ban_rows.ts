@@ -59,13 +59,27 @@ const TREES = [
   ["Acacias", "ACACIAS"],
   ["Peupliers", "PEUPLIERS"],
   ["Saules", "SAULES"],
+  ["Chênes", "CHENES"],
+  ["Érables", "ERABLES"],
+  ["Bouleaux", "BOULEAUX"],
+  ["Platanes", "PLATANES"],
+  ["Cèdres", "CEDRES"],
 ] as const;
 
-/** Rows of 25 streets ("Rue des Lilas", "Avenue des Saules", …) numbered 1 to `numbers` in `commune`. */
-export function banRows(commune: Commune, numbers: number): string[] {
+/** How many streets banRows() can write: each street type with each tree name. */
+export const MAX_STREETS = TYPES.length * TREES.length;
+
+/**
+ * Rows of `streets` streets ("Rue des Lilas", "Avenue des Saules", …; 25 unless told, a multiple of 5 up to
+ * MAX_STREETS) numbered 1 to `numbers` in `commune`.
+ */
+export function banRows(commune: Commune, numbers: number, streets = 25): string[] {
+  if (streets % TYPES.length !== 0 || streets < TYPES.length || streets > MAX_STREETS) {
+    throw new RangeError(`banRows: streets must be a multiple of ${TYPES.length} up to ${MAX_STREETS}, got ${streets}`);
+  }
   const lines: string[] = [];
   for (const [type, typeAfnor] of TYPES) {
-    for (const [tree, treeAfnor] of TREES) {
+    for (const [tree, treeAfnor] of TREES.slice(0, streets / TYPES.length)) {
       for (let n = 1; n <= numbers; n++) {
         const lat = (commune.lat + n * 1e-5).toFixed(6);
         const lon = (commune.lon + n * 1e-5).toFixed(6);

@@ -14,93 +14,19 @@ import { BanIndex } from "../../src/address/index/ban_index.ts";
 import { importBan, type ImportProgress } from "../../src/address/index/import.ts";
 import { readPackedFile } from "../../src/address/packed_file.ts";
 import { createAddressService, type AddressService } from "../../src/address/service.ts";
-
-const HEADER =
-  "id;id_fantoir;numero;rep;nom_voie;code_postal;code_insee;nom_commune;code_insee_ancienne_commune;nom_ancienne_commune;x;y;lon;lat;type_position;alias;nom_ld;libelle_acheminement;nom_afnor;source_position;source_nom_voie;certification_commune;cad_parcelles";
-
-interface Commune {
-  departement: string;
-  insee: string;
-  postcode: string;
-  name: string;
-  acheminement: string;
-  lat: number;
-  lon: number;
-}
+import { BAN_HEADER, COMMUNES as BAN_COMMUNES, type Commune, MAX_STREETS, banRows } from "./ban_rows.ts";
 
 // In INSEE code order, as BAN exports are.
-const COMMUNES: Commune[] = [
-  {
-    departement: "01",
-    insee: "01004",
-    postcode: "01500",
-    name: "Ambérieu-en-Bugey",
-    acheminement: "AMBERIEU-EN-BUGEY",
-    lat: 45.96,
-    lon: 5.36,
-  },
-  {
-    departement: "2A",
-    insee: "2A004",
-    postcode: "20000",
-    name: "Ajaccio",
-    acheminement: "AJACCIO",
-    lat: 41.92,
-    lon: 8.74,
-  },
-  {
-    departement: "974",
-    insee: "97411",
-    postcode: "97400",
-    name: "Saint-Denis",
-    acheminement: "SAINT DENIS",
-    lat: -20.88,
-    lon: 55.45,
-  },
-];
-const TYPES = [
-  ["Rue", "RUE"],
-  ["Avenue", "AV"],
-  ["Impasse", "IMP"],
-  ["Allée", "ALL"],
-  ["Chemin", "CHE"],
-] as const;
-const TREES = [
-  ["Lilas", "LILAS"],
-  ["Tilleuls", "TILLEULS"],
-  ["Acacias", "ACACIAS"],
-  ["Peupliers", "PEUPLIERS"],
-  ["Saules", "SAULES"],
-  ["Chênes", "CHENES"],
-  ["Érables", "ERABLES"],
-  ["Bouleaux", "BOULEAUX"],
-  ["Platanes", "PLATANES"],
-  ["Cèdres", "CEDRES"],
-] as const;
+const COMMUNES: Commune[] = [BAN_COMMUNES.ambérieu, BAN_COMMUNES.ajaccio, BAN_COMMUNES.saintDenis];
 // 50 streets × 240 numbers: 12,000 rows per département, so that progress is reported while each is read
 // (every 16,384 rows) and the number of builders in memory can be seen.
 const NUMBERS = 240;
-const PER_DEPARTEMENT = TYPES.length * TREES.length * NUMBERS;
+const PER_DEPARTEMENT = MAX_STREETS * NUMBERS;
 
-function rowsOf(c: Commune): string[] {
-  const lines: string[] = [];
-  for (const [type, typeAfnor] of TYPES) {
-    for (const [tree, treeAfnor] of TREES) {
-      for (let n = 1; n <= NUMBERS; n++) {
-        const lat = (c.lat + n * 1e-5).toFixed(6);
-        const lon = (c.lon + n * 1e-5).toFixed(6);
-        lines.push(
-          `${c.insee}_x_${n};;${n};;${type} des ${tree};${c.postcode};${c.insee};${c.name};;;0;0;${lon};${lat};entrée;;;` +
-            `${c.acheminement};${typeAfnor} DES ${treeAfnor};commune;commune;1;`,
-        );
-      }
-    }
-  }
-  return lines;
-}
+const rowsOf = (c: Commune): string[] => banRows(c, NUMBERS, MAX_STREETS);
 
 function gzipCsv(file: string, lines: string[]): void {
-  writeFileSync(file, gzipSync(`${[HEADER, ...lines].join("\n")}\n`));
+  writeFileSync(file, gzipSync(`${[BAN_HEADER, ...lines].join("\n")}\n`));
 }
 
 describe("importBan() on a file spanning several départements", () => {
