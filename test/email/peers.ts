@@ -305,8 +305,9 @@ export interface RawSmtpPeerOptions {
   port?: number;
   /** Local parts that exist ("*": all), or a predicate on the lower-cased local part. */
   mailboxes: string[] | ((local: string) => boolean);
-  /** Every reply, the greeting included, waits this long (in order): a slow server. */
-  delayMs?: number;
+  /** Every reply, the greeting included, waits this long (in order): a slow server; a function of the connection
+   *  number (1-based) gives each connection its own pace. */
+  delayMs?: number | ((connection: number) => number);
   /** Each reply to RCPT TO waits this long more (in order; the other replies stay as fast as `delayMs` makes them):
    *  a server slow at looking up mailboxes, but that answers. */
   rcptDelayMs?: number;
@@ -318,9 +319,18 @@ export interface RawSmtpPeerOptions {
   dropAtRecipient?: number;
 }
 
-/** A fast peer, with every command line it received: which connection (1-based), when, and the line. */
+/** A line the peer received: which connection (1-based), when, the line, and when its reply left. */
+export interface ReceivedLine {
+  connection: number;
+  at: number;
+  line: string;
+  /** performance.now() when the reply to this line was written; unset until then (or when none was). */
+  repliedAt?: number;
+}
+
+/** A fast peer, with every command line it received. */
 export interface FastSmtpPeer extends SmtpPeer {
-  readonly lines: Array<{ connection: number; at: number; line: string }>;
+  readonly lines: ReceivedLine[];
 }
 
 /** Calls `fn` with each line the client sends (CR LF or LF ended, without the ending). Sets the socket's encoding. */
@@ -379,6 +389,7 @@ export async function startFastSmtpPeer(options: RawSmtpPeerOptions): Promise<Fa
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
     const connection = ++connections;
+    const pace = typeof delayMs === "number" ? delayMs : delayMs(connection);
     let inTransaction = 0;
     let received = 0;
     sockets.add(socket);
@@ -387,9 +398,12 @@ export async function startFastSmtpPeer(options: RawSmtpPeerOptions): Promise<Fa
     let replies = Promise.resolve();
     // Replies leave in order: once one waits, every later one queues behind it.
     let queued = 0;
-    const reply = (text: string, end = false, extraMs = 0) => {
-      const send = () => (end ? socket.end(text) : socket.writable && socket.write(text));
-      const wait = delayMs + extraMs;
+    const reply = (text: string, end = false, extraMs = 0, to?: ReceivedLine) => {
+      const send = () => {
+        if (to) to.repliedAt = performance.now();
+        return end ? socket.end(text) : socket.writable && socket.write(text);
+      };
+      const wait = pace + extraMs;
       if (wait === 0 && queued === 0) return void send();
       queued++;
       replies = replies.then(
@@ -405,7 +419,8 @@ export async function startFastSmtpPeer(options: RawSmtpPeerOptions): Promise<Fa
     };
     reply(`220 ${host} fast ESMTP\r\n`);
     onLines(socket, (line) => {
-      lines.push({ connection, at: performance.now(), line });
+      const entry: ReceivedLine = { connection, at: performance.now(), line };
+      lines.push(entry);
       const answer = answerCommand(line, { host, accepts, pipelining });
       const verb = line.slice(0, 4).toUpperCase();
       if (verb === "MAIL" || verb === "RSET") inTransaction = 0;
@@ -415,7 +430,7 @@ export async function startFastSmtpPeer(options: RawSmtpPeerOptions): Promise<Fa
         if (++inTransaction > maxRecipients) answer.text = "452 4.5.3 Error: too many recipients\r\n";
         else recipients.push(answer.rcpt);
       }
-      reply(answer.text, answer.end, answer.rcpt !== undefined ? rcptDelayMs : 0);
+      reply(answer.text, answer.end, answer.rcpt !== undefined ? rcptDelayMs : 0, entry);
     });
   });
   await new Promise<void>((resolve, reject) => server.listen(port, host, resolve).once("error", reject));

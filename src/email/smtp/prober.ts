@@ -8,12 +8,16 @@
 // included): the single-call deadline, a client that hung up, or a job runner that stops.
 //
 // Bulk (reuse: true): recipients of one MX host share transactions (issue 13). Each waits in its host's queue; a
-// drainer that holds one of the host's connection slots takes every recipient waiting (up to the recipients a
-// transaction may hold) and asks them in one transaction: one MAIL FROM, then one RCPT TO each, pipelined when the
-// server offers PIPELINING (RFC 2920), the catch-all recipient right after its owner. A transaction stays open after
-// its recipients are answered: recipients that arrive later (the next chunk of a job) are added to it with more RCPT
-// TO, on whichever drainer holds the session next, with no RSET and no new MAIL FROM; RSET comes only when the
-// transaction is full (recipients per transaction), after a 452, or when a UTF-8 recipient needs MAIL FROM ... SMTPUTF8.
+// drainer that holds one of the host's connection slots asks them in one transaction: one MAIL FROM, then one RCPT TO
+// each, pipelined when the server offers PIPELINING (RFC 2920), the catch-all recipient right after its owner. The
+// host's connections pull from its queue as they go, so that they share its recipients and end together: without
+// PIPELINING (and before the greeting tells) a connection takes one recipient, and the next one waiting joins once it
+// is answered; with PIPELINING it takes its share of those waiting (spread over the host's connections), and more join
+// once PIPELINE_LOW_WATER lines or fewer are unanswered, so the server has the next lines before it answers the last.
+// A transaction stays open after its recipients are answered: recipients that arrive later (the next chunk of a job)
+// are added to it with more RCPT TO, on whichever drainer holds the session next, with no RSET and no new MAIL FROM;
+// RSET comes only when the transaction is full (recipients per transaction), after a 452, or when a UTF-8 recipient
+// needs MAIL FROM ... SMTPUTF8.
 // A `452 too many recipients` sends the rest to the next transaction (and the host is asked fewer at a time from
 // then on); a connection that drops sends the unanswered ones to a new connection. Each reply has its own budget,
 // from the previous reply on: a recipient's wait behind the others of its transaction is queue time, not its own.
@@ -57,6 +61,12 @@ export interface ProbeOptions {
   /** Where this probe's lines go (a request's logger, carrying its id); default the prober's. */
   log?: Logger;
 }
+
+/**
+ * Bulk, on a server with PIPELINING: once this few RCPT TO lines are left unanswered on a connection, recipients
+ * waiting for its host join the transaction, so that the server has the next lines before it answers the last ones.
+ */
+const PIPELINE_LOW_WATER = 8;
 
 /** RFC 5321 §4.5.3.1.8: a server must accept at least 100 recipients in a transaction. */
 export const DEFAULT_RECIPIENTS_PER_TRANSACTION = 100;
@@ -410,12 +420,17 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
 
   /**
    * The recipients of the next chunk: the host's share of those waiting (spread over its connections, so that they
-   * all work at once), at most `room` lines, catch-all probes counted. A chunk for a new transaction takes its first
-   * recipient whatever it costs; a chunk that joins an open one (`joining`) never goes over its room.
+   * all work at once) unless `share` says how many, at most `room` lines, catch-all probes counted. A chunk for a new
+   * transaction takes its first recipient whatever it costs; a chunk that joins an open one (`joining`) never goes
+   * over its room.
    */
-  function take(q: HostQueue, room: number, joining: boolean): Waiting[] {
+  function take(
+    q: HostQueue,
+    room: number,
+    joining: boolean,
+    share = Math.max(1, Math.ceil((q.waiting.length + q.asked) / connectionsPerHost)),
+  ): Waiting[] {
     const batch: Waiting[] = [];
-    const share = Math.max(1, Math.ceil((q.waiting.length + q.asked) / connectionsPerHost));
     let lines = 0;
     while (q.waiting.length > 0 && batch.length < share) {
       const next = q.waiting[0]!;
@@ -463,9 +478,15 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
     try {
       for (;;) {
         // Join the session's open transaction while it has room; otherwise a new one.
+        // A chunk's recipients are tied to its connection until answered. Without PIPELINING each RCPT TO waits for
+        // the previous reply anyway, so such a session (and a connection not yet greeted, whose server may not
+        // pipeline) takes one recipient at a time from the host's queue: a slow connection then keeps no recipients
+        // that the host's other connections, done sooner, could ask, and the connections end together.
+        const single = session === null || session.conn.closed || !session.pipelining;
         const room = roomIn(q, session);
-        let batch = room === null ? [] : take(q, room, true);
-        if (batch.length === 0) batch = take(q, q.limit, false);
+        const share = single ? 1 : undefined;
+        let batch = room === null ? [] : take(q, room, true, share);
+        if (batch.length === 0) batch = take(q, q.limit, false, share);
         if (batch.length === 0) break;
         kick(q); // recipients still waiting get a drainer of their own, on another slot
         const failing = health.failing(q.host.exchange);
@@ -518,6 +539,7 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
     let joined = false; // the chunk went into a transaction a previous chunk opened
     let fresh = false; // the connection was opened for this chunk
     let current = 0; // index in batch of the recipient whose reply is awaited
+    let joinedLater = 0; // recipients that joined the pipeline while its replies were read (counted in q.asked)
     // An accepted recipient waiting for the reply about its catch-all recipient.
     let owner: { w: Waiting; outcome: ProbeOutcome } | null = null;
     const rest = () => batch.slice(current);
@@ -592,7 +614,49 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
       // Pipelined: every RCPT goes at once, the replies are read in order.
       const sent = live.pipelining ? lines.map(command) : null;
       for (const p of sent ?? []) p.catch(() => {}); // read below, or dropped with the connection
-      for (let i = 0; i < lines.length; i++) {
+      /**
+       * Recipients waiting for the host join this transaction while it runs (at most `share` of them, within its room),
+       * so that a connection keeps pulling from its host's queue instead of holding a chunk taken up front: the host's
+       * connections share the work as it comes and end together. Returns how many joined.
+       */
+      const join = (share: number): number => {
+        if (tx.full || live.conn.closed || health.failing(host)) return 0;
+        const room = q.limit - tx.lines;
+        const head = q.waiting[0];
+        if (room < 1 || head === undefined || (head.utf8 && !(tx.utf8 && live.smtpUtf8))) return 0;
+        const more = take(q, room, true, share).filter((w) => {
+          if (!w.utf8 || (tx.utf8 && live.smtpUtf8)) return true;
+          requeue(q, [w]); // behind a compatible one: the next transaction asks it
+          return false;
+        });
+        for (const w of more) {
+          w.transaction = transaction;
+          batch.push(w);
+          if (transaction.members !== batch) transaction.members.push(w);
+          joinedLater++;
+          q.asked++;
+          lines.push({ w, catchAll: false });
+          if (w.catchAllRecipient) lines.push({ w, catchAll: true });
+        }
+        // Pipelined: their lines go at once, behind those still unanswered.
+        for (let at = sent?.length ?? lines.length; at < lines.length; at++) {
+          const reply = command(lines[at]!);
+          reply.catch(() => {});
+          sent!.push(reply);
+        }
+        return more.length;
+      };
+      // Pipelined: once few lines are left unanswered, the connection's share of those waiting joins, so that the
+      // server has the next lines before it answers the last ones (no round trip, nor turn of our event loop, between
+      // chunks). Without PIPELINING each line waits for the previous reply anyway: one recipient joins when every line
+      // is answered.
+      const topUp = (read: number) => {
+        if (sent !== null && lines.length - read <= PIPELINE_LOW_WATER)
+          join(Math.max(1, Math.ceil(q.waiting.length / connectionsPerHost)));
+      };
+      topUp(0);
+      for (let i = 0; i < lines.length || (sent === null && join(1) > 0); i++) {
+        if (i > 0) topUp(i);
         const line = lines[i]!;
         current = batch.indexOf(line.w);
         if (line.catchAll) {
@@ -676,6 +740,7 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
       return null;
     } finally {
       clearTimeout(budget);
+      q.asked -= joinedLater;
       stop.signal.removeEventListener("abort", onStop);
       for (const w of batch) if (w.transaction === transaction) w.transaction = null;
     }
