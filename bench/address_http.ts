@@ -65,6 +65,7 @@ try {
     body: lines,
     durationMs,
     headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+    serverPid: api.child.pid,
   });
   console.log(
     formatLoad("address_http", result, baseline, {

@@ -60,6 +60,7 @@ try {
     body,
     durationMs,
     headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+    serverPid: api.child.pid,
   });
   console.log(
     formatLoad(

@@ -9,7 +9,7 @@ export async function measureBaseline(
 ): Promise<LoadResult> {
   const bare = await startChildServer("bench/lib/bare_server.ts", { readyPath: "/", keepOutput: false });
   try {
-    return await load({ url: bare.url, method: "POST", durationMs, ...request });
+    return await load({ url: bare.url, method: "POST", durationMs, serverPid: bare.child.pid, ...request });
   } finally {
     await bare.stop();
   }
