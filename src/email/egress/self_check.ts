@@ -126,6 +126,7 @@ export async function checkEgress(config: EgressCheckConfig, options: EgressChec
   let host = config.smtpSelftestHost;
   let targetText = host ?? `the first MX of ${DEFAULT_SELFTEST_DOMAIN}`;
   let hello: string | null = null;
+  let resolved = false;
   let connected = false;
   const step = deadline(budget * 3, { parents: [signal], what: "check outbound SMTP" });
   try {
@@ -135,6 +136,7 @@ export async function checkEgress(config: EgressCheckConfig, options: EgressChec
       if (host === undefined) throw new Error(`${DEFAULT_SELFTEST_DOMAIN} has no MX record`);
     }
     const address = isIP(host) !== 0 ? host : (await resolver.resolveAddresses(host, { signal: step.signal }))[0]!;
+    resolved = true;
     const target: SmtpTarget = { host, address, port: config.smtpPort };
     targetText = `${host}${address === host ? "" : ` (${address})`}:${config.smtpPort}`;
     route = await egress.describe(target, { signal: step.signal });
@@ -170,11 +172,13 @@ export async function checkEgress(config: EgressCheckConfig, options: EgressChec
       name: "outbound_port_25",
       status: "fail",
       detail: `cannot reach ${targetText} ${viaProxy ? `through ${route}` : "directly"}: ${reason(error)}`,
-      fix: connected
-        ? `The connection opened but the server never finished greeting us: try another SMTP_SELFTEST_HOST; a network that intercepts port ${config.smtpPort} behaves this way too`
-        : viaProxy
-          ? `Check SMTP_PROXY (or SMTP_PROXY_RULES): the proxy must be up, accept our credentials, and allow CONNECT to port ${config.smtpPort}`
-          : `Outbound port ${config.smtpPort} looks blocked (most cloud and home networks block it): ask your provider to open it, or send probes through a SOCKS5 proxy with SMTP_PROXY=socks5://user:pass@host:port`,
+      fix: !resolved
+        ? `The target's name could not be looked up, so port ${config.smtpPort} was not tried: check that DNS works from this host (DNS_SERVERS, if set, must answer MX and A queries for public domains), or set SMTP_SELFTEST_HOST to a mail server's address`
+        : connected
+          ? `The connection opened but the server never finished greeting us: try another SMTP_SELFTEST_HOST; a network that intercepts port ${config.smtpPort} behaves this way too`
+          : viaProxy
+            ? `Check SMTP_PROXY (or SMTP_PROXY_RULES): the proxy must be up, accept our credentials, and allow CONNECT to port ${config.smtpPort}`
+            : `Outbound port ${config.smtpPort} looks blocked (most cloud and home networks block it): ask your provider to open it, or send probes through a SOCKS5 proxy with SMTP_PROXY=socks5://user:pass@host:port`,
     });
   } finally {
     step.dispose();

@@ -119,6 +119,17 @@ describe("npm run doctor", { skip }, () => {
     assert.match(line(out, "reverse_dns"), /^skip reverse_dns/);
   });
 
+  test("doctor blames DNS, not port 25, when the self-test host cannot be looked up (exit 1)", async () => {
+    const { code, out } = await doctor({ SMTP_SELFTEST_HOST: `nowhere.${Z}` });
+    assert.equal(code, 1, out);
+    assert.match(
+      line(out, "outbound_port_25"),
+      new RegExp(`^FAIL outbound_port_25 +cannot reach nowhere\\.${Z.replace(".", "\\.")}`),
+    );
+    assert.match(out, /fix: The target's name could not be looked up, so port 25 was not tried: check that DNS works/);
+    assert.doesNotMatch(out, /looks blocked/);
+  });
+
   test("doctor goes through SMTP_PROXY, names the proxy without its password, and fails on a wrong one", async () => {
     const before = proxy.connections;
     const through = await doctor({ SMTP_PROXY: proxy.url });
