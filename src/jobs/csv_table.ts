@@ -28,6 +28,9 @@ export class CsvReadError extends SyntaxError {
   }
 }
 
+/** The separators a submission may use. */
+export type CsvSeparator = "," | ";";
+
 /** A parsed submission: the header row, the address column's index, and the rows (each as long as the header). */
 export class CsvTable {
   constructor(
@@ -36,6 +39,8 @@ export class CsvTable {
     readonly rows: string[][],
     /** The line each row starts on, for messages. */
     readonly lines: number[],
+    /** How the file was written, so that a file given back can be written the same way. */
+    readonly format: { separator: CsvSeparator; bom: boolean } = { separator: ",", bom: false },
   ) {}
 
   get emails(): string[] {
@@ -68,7 +73,7 @@ function lineOf(text: string, index: number): number {
 }
 
 /** The separator the header row uses most, outside quotes: `;` or `,` (the default). */
-function separatorOf(text: string): "," | ";" {
+function separatorOf(text: string): CsvSeparator {
   let commas = 0;
   let semicolons = 0;
   let quoted = false;
@@ -123,10 +128,11 @@ function addressColumn(columns: string[], rows: string[][]): number {
 export function parseCsvTable(bytes: Uint8Array, options: ParseCsvOptions): CsvTable {
   const { maxAddressLength, isStorable } = options;
   const text = decode(bytes);
+  const separator = separatorOf(text);
   let records: Array<{ record: string[]; info: { lines: number } }>;
   try {
     records = parse(text, {
-      delimiter: separatorOf(text),
+      delimiter: separator,
       skip_empty_lines: true,
       info: true,
       // A row as long as the header, always: a shorter or longer one is refused with its line.
@@ -157,7 +163,8 @@ export function parseCsvTable(bytes: Uint8Array, options: ParseCsvOptions): CsvT
       throw new CsvReadError(`the address is longer than ${maxAddressLength} characters`, lines[r]!);
     }
   }
-  return new CsvTable(columns, emailColumn, rows, lines);
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  return new CsvTable(columns, emailColumn, rows, lines, { separator, bom });
 }
 
 /** The six verdict cells of a result: reasons joined with `|`, flags as true/false, empty when null. */
@@ -173,9 +180,9 @@ export function verdictCells(result: EmailVerification): string[] {
   ];
 }
 
-/** Rows as CSV text (comma separated, CRLF line ends, quotes where needed). */
-export function csvLines(rows: ReadonlyArray<readonly string[]>): string {
+/** Rows as CSV text (comma separated unless told, CRLF line ends, quotes where needed). */
+export function csvLines(rows: ReadonlyArray<readonly string[]>, separator: CsvSeparator = ","): string {
   // csv-stringify quotes a field holding the record delimiter (CRLF) but not a bare CR or LF, which spreadsheets read
   // as a row break: every field with a line break is quoted.
-  return stringify(rows as string[][], { record_delimiter: "windows", quoted_match: /[\r\n]/ });
+  return stringify(rows as string[][], { delimiter: separator, record_delimiter: "windows", quoted_match: /[\r\n]/ });
 }

@@ -6,11 +6,12 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawn } from "node:child_process";
-import { createServer } from "node:net";
+import { createServer as createHttpServer } from "node:http";
+import { type AddressInfo, createServer } from "node:net";
 import { PassThrough } from "node:stream";
 import { after, before, test } from "node:test";
 import { parse } from "csv-parse/sync";
-import { retryAfterSeconds } from "../../src/cli/verify/api_client.ts";
+import { createApiClient, retryAfterSeconds } from "../../src/cli/verify/api_client.ts";
 import { newJobState, pendingRanges } from "../../src/cli/verify/job_state.ts";
 import { createProgress } from "../../src/cli/verify/progress.ts";
 import { eventually } from "../helpers/eventually.ts";
@@ -130,6 +131,46 @@ test("verify: a file larger than the plan's batch_max is split into jobs of that
   const again = await runVerifyCli([input, "--out", out, ...connect(apiKey)]);
   assert.equal(again.code, 1);
   assert.match(again.stderr, /^Cannot start over: .*split-results\.csv\.jobs\.json records jobs already submitted/m);
+});
+
+test("verify: a semicolon-separated file with a BOM comes back with semicolons and its BOM", async () => {
+  const apiKey = await key("excel", "wide", "test");
+  const input = join(dir, "excel.csv");
+  const out = join(dir, "excel-results.csv");
+  writeFileSync(input, `\uFEFFnom;courriel\r\n"Doe; Jane";deliverable@vrai.test\r\nBob;undeliverable@vrai.test\r\n`);
+  const run = await runVerifyCli([input, "--out", out, ...connect(apiKey)]);
+  assert.equal(run.code, 0, run.stderr);
+  const written = readFileSync(out, "utf8");
+  assert.ok(written.startsWith("\uFEFFnom;courriel;verdict;reasons;"), JSON.stringify(written.slice(0, 40)));
+  assert.deepEqual(parse(written, { bom: true, delimiter: ";" }), [
+    ["nom", "courriel", ...VERDICT_HEADER],
+    ["Doe; Jane", "deliverable@vrai.test", ...ANSWERS.deliverable!],
+    ["Bob", "undeliverable@vrai.test", ...ANSWERS.undeliverable!],
+  ]);
+});
+
+test("verify: a job already finished when its results are first read costs one read of the allowance", async () => {
+  // Test-mode jobs are answered at submission: three jobs of two rows, three reads (the CSV, whose headers say the job
+  // is complete), not a poll and then a read for each.
+  const apiKey = await key("one-read", "small", "test");
+  const input = join(dir, "one-read.csv");
+  writeFileSync(input, PEOPLE_CSV);
+  const run = await runVerifyCli([input, "--out", join(dir, "one-read-results.csv"), ...connect(apiKey)]);
+  assert.equal(run.code, 0, run.stderr);
+  const calls = () =>
+    server
+      .output()
+      .split("\n")
+      .filter((line) => line.includes('"msg":"request"') && line.includes('"account":"one-read"'))
+      .map((line) => JSON.parse(line) as { method: string; route: string; status: number })
+      .map(({ method, route, status }) => `${method} ${route} ${status}`);
+  // The server's log lines reach this process a moment after the command's exit.
+  await eventually("the request lines of the run", calls, { until: (lines) => lines.length >= 7 });
+  assert.deepEqual(calls(), [
+    "POST /v1/email/bulk 413", // the first try is 5000 rows: the 413 tells the plan's limit
+    ...Array(3).fill("POST /v1/email/bulk 202"),
+    ...Array(3).fill("GET /v1/jobs/:id 200"),
+  ]);
 });
 
 /** Live addresses the pipeline answers without the network: bad syntax and typos of known domains. */
@@ -298,6 +339,27 @@ test("pendingRanges() cuts the rows no recorded job covers into batches, in inpu
     ],
   );
   assert.equal(newJobState("x", 12_000).batch, 5000, "the first try is the server's hard cap");
+});
+
+test("the API client tells the first of a run of 429 waits, then stays quiet for a minute", async (t) => {
+  let calls = 0;
+  const limited = createHttpServer((_request, response) => {
+    calls++;
+    if (calls <= 2) response.writeHead(429, { "retry-after": "1" }).end();
+    else response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => limited.listen(0, "127.0.0.1", resolve));
+  t.after(() => limited.close());
+  const told: string[] = [];
+  const client = createApiClient({
+    url: `http://127.0.0.1:${(limited.address() as AddressInfo).port}`,
+    key: "k",
+    timeoutMs: 5000,
+    onWait: (message) => told.push(message),
+  });
+  assert.equal(await client.progress("a-job"), undefined, "answered 404 after two waits");
+  assert.equal(calls, 3);
+  assert.deepEqual(told, ["The server is rate limited: waiting 1 s as its Retry-After says"]);
 });
 
 test("retryAfterSeconds() reads seconds and HTTP dates, at least 1 s", () => {

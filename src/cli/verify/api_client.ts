@@ -50,7 +50,7 @@ export interface ApiClientOptions {
   timeoutMs: number;
   /** Ends every wait at once (Ctrl-C). */
   signal?: AbortSignal;
-  /** Told before each wait on a 429/503, to say why nothing moves. */
+  /** Told before a wait on a 429/503, to say why nothing moves (once a minute at most for each kind of wait). */
   onWait?: (message: string) => void;
   /** Time before the first retry of a dropped connection (doubled for the second). */
   retryDelayMs?: number;
@@ -60,8 +60,15 @@ export interface ApiClient {
   submit(csv: string): Promise<SubmitOutcome>;
   /** The job's state, or undefined when the server no longer has it (404: expired after 48 h, or another account's). */
   progress(jobId: string): Promise<JobProgress | undefined>;
-  /** The finished rows as CSV: the submitted columns, then the verdict columns. */
-  rows(jobId: string): Promise<string>;
+  /**
+   * The rows verified so far as CSV (the submitted columns, then the verdict columns) with the job's state, in one read;
+   * undefined when the server no longer has the job.
+   */
+  rows(jobId: string): Promise<JobRows | undefined>;
+}
+
+export interface JobRows extends JobProgress {
+  csv: string;
 }
 
 /** Waits longer than this are not waited: the answer is an error instead of a command that seems to hang for ever. */
@@ -69,6 +76,11 @@ const MAX_RETRY_AFTER_S = 900;
 /** 429/503 answers waited out in a row on one call before giving up. */
 const MAX_WAITS = 30;
 const NETWORK_ATTEMPTS = 3;
+/**
+ * A kind of wait is told once a minute at most: on a small plan nearly every poll meets a 429 and waits a second, and
+ * a line per wait would bury the progress.
+ */
+const WAIT_NOTE_EVERY_MS = 60_000;
 
 interface Answer {
   status: number;
@@ -78,6 +90,19 @@ interface Answer {
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const { url, key, timeoutMs, signal, onWait = () => {}, retryDelayMs = 500 } = options;
+  const toldWaits = new Map<string, { at: number; untold: number }>();
+
+  function tellWait(what: string, seconds: number): void {
+    const now = Date.now();
+    const last = toldWaits.get(what);
+    if (last !== undefined && now - last.at < WAIT_NOTE_EVERY_MS) {
+      last.untold++;
+      return;
+    }
+    const more = last?.untold ? ` (${last.untold} more waits since the last note)` : "";
+    toldWaits.set(what, { at: now, untold: 0 });
+    onWait(`The server is ${what}: waiting ${seconds} s as its Retry-After says${more}`);
+  }
 
   /** One exchange, body read included, within one deadline: a server that stalls mid-body is cut off too. */
   async function exchange(path: string, init: RequestInit): Promise<Answer> {
@@ -120,8 +145,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (++waits > MAX_WAITS || seconds > MAX_RETRY_AFTER_S) {
         throw new ApiError(`The server keeps refusing: ${describe(answer)}`, answer.status);
       }
-      const what = answer.status === 429 ? "rate limited" : "unavailable";
-      onWait(`The server is ${what}: waiting ${seconds} s as its Retry-After says`);
+      tellWait(answer.status === 429 ? "rate limited" : "unavailable", seconds);
       await sleep(seconds * 1000, { signal });
     }
   }
@@ -157,10 +181,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
     async rows(jobId) {
       const answer = await call(`/v1/jobs/${encodeURIComponent(jobId)}`, { headers: { accept: "text/csv" } });
-      if (answer.status !== 200 || !(answer.headers.get("content-type") ?? "").startsWith("text/csv")) {
+      if (answer.status === 404) return undefined;
+      const status = answer.headers.get("x-job-status");
+      if (answer.status !== 200 || !(answer.headers.get("content-type") ?? "").startsWith("text/csv") || !status) {
         throw new ApiError(`Cannot read the results of job ${jobId}: ${describe(answer)}`, answer.status);
       }
-      return answer.text;
+      return {
+        status: status as JobProgress["status"],
+        total: Number(answer.headers.get("x-job-total")),
+        processed: Number(answer.headers.get("x-job-processed")),
+        csv: answer.text,
+      };
     },
   };
 }

@@ -5,17 +5,20 @@ import { parseArgs } from "node:util";
 export const USAGE = `Usage: npm run verify -- FILE.csv --out RESULTS.csv [options]
 
 Verifies every address of a CSV file through a vrai server's bulk jobs and writes the rows back, in input order,
-with the columns verdict, reasons, suggestion, disposable, role and catch_all added.
+with the columns verdict, reasons, suggestion, disposable, role and catch_all added, written as the input was
+(comma or semicolon, BOM or not).
 
   FILE.csv            the list (header row, an address column named email/e-mail/mail/courriel); - reads stdin
   --out FILE          where the results go; - writes them to stdout
   --url URL           the server (default: $VRAI_URL, else http://localhost:8080)
-  --key KEY           the API key (default: $VRAI_KEY)
-  --resume            go on from the jobs already submitted (FILE.jobs.json beside --out): none is sent again
+  --key KEY           the API key (default: $VRAI_KEY, better: npm prints the command line, --key included)
+  --resume            go on from the jobs already submitted (RESULTS.csv.jobs.json, or --state): none is sent again
   --state FILE        where the submitted jobs are recorded (default: the --out file + .jobs.json)
   --poll SECONDS      time between two reads of an unfinished job (default: 2)
   --timeout SECONDS   time limit of each HTTP call (default: 30)
   -h, --help          this text
+
+With --out -, run it as npm run -s verify: without -s, npm writes its own banner to stdout, before the results.
 
 Exit codes: 0 done, 1 failure (network, server, unreadable file), 2 usage, 3 quota spent (the rows verified so far
 are written; run again with --resume once the quota allows), 130 interrupted.`;

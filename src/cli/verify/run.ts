@@ -3,12 +3,11 @@
 // wait for each job in input order, and put the verdict cells back on the user's own rows. Rows are matched to
 // results by address (the server keeps one row per address in a job), so duplicates get their first row's verdict.
 import { parse } from "csv-parse/sync";
-import { stringify } from "csv-stringify/sync";
 import { sleep } from "../../async/deadline.ts";
 import { dedupeKey } from "../../jobs/dedupe.ts";
-import { type CsvTable, parseCsvTable, VERDICT_COLUMNS } from "../../jobs/csv_table.ts";
+import { type CsvTable, csvLines, parseCsvTable, VERDICT_COLUMNS } from "../../jobs/csv_table.ts";
 import { EMAIL_MAX_LENGTH, isStorableText } from "../../http/schemas.ts";
-import type { ApiClient } from "./api_client.ts";
+import type { ApiClient, JobProgress } from "./api_client.ts";
 import {
   fingerprint,
   type JobState,
@@ -73,21 +72,15 @@ export async function runVerify(options: RunOptions): Promise<RunOutcome> {
     const verdict = cells[row];
     if (verdict) written.push([...table.rows[row]!, ...verdict]);
   }
+  // Written as the user's file was (separator, BOM): a French spreadsheet opens it as it opened the input.
+  const { separator, bom } = table.format;
   return {
     ended: quotaDetail === undefined ? "done" : "quota",
-    csv: csvText(written),
+    csv: (bom ? "\uFEFF" : "") + csvLines(written, separator),
     rowsWritten: written.length - 1,
     rowsTotal: table.rows.length,
     quotaDetail,
   };
-}
-
-/**
- * Rows as CSV with CRLF line ends, quoting every field that holds a line break: a bare LF inside an unquoted field
- * reads back as a new row in most spreadsheets (csv-stringify quotes only fields holding the record delimiter).
- */
-export function csvText(rows: ReadonlyArray<readonly string[]>): string {
-  return stringify(rows as string[][], { record_delimiter: "windows", quoted_match: /[\r\n]/ });
 }
 
 function readTable(input: Uint8Array): CsvTable {
@@ -136,7 +129,7 @@ async function submitPending(
     const [range] = pendingRanges(state);
     if (range === undefined) return undefined;
     const rows = table.rows.slice(range.start, range.end);
-    const outcome = await client.submit(csvText([table.columns, ...rows]));
+    const outcome = await client.submit(csvLines([table.columns, ...rows]));
     if (outcome.kind === "quota") return outcome.detail;
     if (outcome.kind === "too-large") {
       const size = range.end - range.start;
@@ -157,7 +150,9 @@ async function submitPending(
 
 /**
  * Waits for each job in input order and reads its rows back. Answers the verdict cells of every input row that has
- * one (index: input row). Progress counts addresses as the server does (after its deduplication).
+ * one (index: input row). Progress counts addresses as the server does (after its deduplication). The rows are read
+ * first: a job finished by then (most, once the first are) costs one read of the allowance; a job still running is
+ * then polled without its results until it ends, and read again.
  */
 async function collectResults(
   table: CsvTable,
@@ -169,21 +164,26 @@ async function collectResults(
   const total = jobs.reduce((sum, job) => sum + job.total, 0);
   const processed = new Map<string, number>();
   const done = () => [...processed.values()].reduce((sum, n) => sum + n, 0);
+  /** Counts what a read says the job has done; a job the server no longer has ends the run. */
+  const seen = <Read extends JobProgress>(job: SubmittedJob, progressed: Read | undefined): Read => {
+    if (progressed === undefined) {
+      throw new RunError(`Cannot read job ${job.job_id}: the server no longer has it (run again with --resume)`);
+    }
+    processed.set(job.job_id, progressed.processed);
+    progress.update(done());
+    return progressed;
+  };
+  const ended = (job: JobProgress) => job.status === "completed" || job.status === "failed";
   const cells: Array<string[] | undefined> = new Array(table.rows.length);
   progress.start(total);
   try {
     for (const job of jobs) {
-      for (;;) {
-        const seen = await client.progress(job.job_id);
-        if (seen === undefined) {
-          throw new RunError(`Cannot read job ${job.job_id}: the server no longer has it (run again with --resume)`);
-        }
-        processed.set(job.job_id, seen.processed);
-        progress.update(done());
-        if (seen.status === "completed" || seen.status === "failed") break;
+      let read = seen(job, await client.rows(job.job_id));
+      while (!ended(read)) {
         await sleep(pollMs, { signal });
+        if (ended(seen(job, await client.progress(job.job_id)))) read = seen(job, await client.rows(job.job_id));
       }
-      placeResults(table, job, await client.rows(job.job_id), cells);
+      placeResults(table, job, read.csv, cells);
     }
   } finally {
     progress.stop();
