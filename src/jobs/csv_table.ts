@@ -87,6 +87,17 @@ function separatorOf(text: string): CsvSeparator {
   return semicolons > commas ? ";" : ",";
 }
 
+/** Where the quote that is never closed opens: quotes pair up in order (a doubled quote is two of them). */
+function unclosedQuoteAt(text: string): number {
+  let opened = 0;
+  let quoted = false;
+  for (let i = text.indexOf('"'); i >= 0; i = text.indexOf('"', i + 1)) {
+    quoted = !quoted;
+    if (quoted) opened = i;
+  }
+  return opened;
+}
+
 function decode(bytes: Uint8Array): string {
   try {
     // The decoder drops a leading BOM.
@@ -140,7 +151,11 @@ export function parseCsvTable(bytes: Uint8Array, options: ParseCsvOptions): CsvT
     }) as unknown as Array<{ record: string[]; info: { lines: number } }>;
   } catch (error) {
     if (!(error instanceof CsvError)) throw error;
-    const line = (error as CsvError & { lines?: number }).lines ?? 1;
+    // A quote never closed is reported by csv-parse at the end of the file: the line that opened it is the useful one.
+    const line =
+      error.code === "CSV_QUOTE_NOT_CLOSED"
+        ? lineOf(text, unclosedQuoteAt(text))
+        : ((error as CsvError & { lines?: number }).lines ?? 1);
     throw new CsvReadError(CSV_ERRORS[error.code] ?? error.code.toLowerCase().replaceAll("_", " "), line);
   }
   const [header, ...body] = records;

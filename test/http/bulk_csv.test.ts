@@ -123,6 +123,8 @@ test("CSV in: 400 invalid-request naming the line for an unreadable row or a fil
     ["name,city\nJane,Paris\n", 1, /no address column/],
     ["email,name\na@b.fr,Jane\nc@d.fr\n", 3, /not as many fields/],
     ['email,name\na@b.fr,Jane\nc@d.fr,"Bob\n', 3, /never closed/],
+    // Named where the quote opens, not where the file ends.
+    ['email,name\na@b.fr,"Jane\nc@d.fr,Bob\nd@e.fr,Ann\n', 2, /never closed/],
     ["email\n", 1, /no rows/],
     [`email\na@b.fr\n${"a".repeat(321)}@b.fr\n`, 3, /longer than 320/],
     [new Uint8Array([...new TextEncoder().encode("email\na@b.fr\n"), 0xff, 0x40, 0x62, 0x0a]), 3, /UTF-8/],
