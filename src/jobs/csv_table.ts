@@ -40,7 +40,7 @@ export class CsvTable {
     /** The line each row starts on, for messages. */
     readonly lines: number[],
     /** How the file was written, so that a file given back can be written the same way. */
-    readonly format: { separator: CsvSeparator; bom: boolean } = { separator: ",", bom: false },
+    readonly format: { separator: CsvSeparator; bom: boolean },
   ) {}
 
   get emails(): string[] {

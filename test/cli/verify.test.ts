@@ -5,7 +5,6 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { spawn } from "node:child_process";
 import { createServer as createHttpServer } from "node:http";
 import { type AddressInfo, createServer } from "node:net";
 import { PassThrough } from "node:stream";
@@ -15,9 +14,9 @@ import { createApiClient, retryAfterSeconds } from "../../src/cli/verify/api_cli
 import { newJobState, pendingRanges } from "../../src/cli/verify/job_state.ts";
 import { createProgress } from "../../src/cli/verify/progress.ts";
 import { eventually } from "../helpers/eventually.ts";
-import { createKeyWithCli, ROOT, type ServerProcess, startChildServer } from "../helpers/process.ts";
+import { createKeyWithCli, type ServerProcess, startChildServer } from "../helpers/process.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
-import { runVerifyCli, startVerifyCli } from "./verify_cli.ts";
+import { runVerifyCli, SCRIPT, startVerifyCli } from "./verify_cli.ts";
 
 const temp = tempDir("vrai-verify-cli-");
 const dir = temp.path;
@@ -375,9 +374,6 @@ test("retryAfterSeconds() reads seconds and HTTP dates, at least 1 s", () => {
   }
 });
 
-/** util-linux's `script`, which runs a command on a pseudo-terminal; absent on a few minimal systems. */
-const SCRIPT = ["/usr/bin/script", "/bin/script"].find((path) => existsSync(path));
-
 test("verify on a terminal: the progress is a bar with the count, a rate and an ETA, and the results still go to --out", {
   skip: SCRIPT === undefined && "util-linux `script` is not installed: no pseudo-terminal to run the command on",
 }, async () => {
@@ -386,21 +382,11 @@ test("verify on a terminal: the progress is a bar with the count, a rate and an 
   const input = join(dir, "terminal.csv");
   const out = join(dir, "terminal-results.csv");
   writeFileSync(input, PEOPLE_CSV);
-  const command = [process.execPath, "--import", "tsx", "src/cli/verify.ts", input, "--out", out, ...connect(apiKey)]
-    .map((arg) => `'${arg.replaceAll("'", `'\\''`)}'`)
-    .join(" ");
-  // -e: script exits with the command's code; -q: no "Script started" lines; the terminal's output is script's stdout.
-  const terminal = await new Promise<{ code: number | null; output: string }>((resolve) => {
-    const child = spawn(SCRIPT!, ["-qec", command, "/dev/null"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    child.on("close", (code) => resolve({ code, output }));
-  });
-  assert.equal(terminal.code, 0, terminal.output);
-  assert.match(terminal.output, /100% \| 5\/5 addresses \| [\d.]+\/s \| ETA /, "the bar at its end");
-  assert.match(terminal.output, /\u001b\[/, "drawn with terminal control sequences");
-  assert.doesNotMatch(terminal.output, /^verify: \d+\/\d+ addresses/m, "no plain progress lines on a terminal");
-  assert.match(terminal.output, /The plan allows 2 addresses per job/, "notes still reach the user");
+  const terminal = await runVerifyCli([input, "--out", out, ...connect(apiKey)], { terminal: true });
+  assert.equal(terminal.code, 0, terminal.stdout);
+  assert.match(terminal.stdout, /100% \| 5\/5 addresses \| [\d.]+\/s \| ETA /, "the bar at its end");
+  assert.match(terminal.stdout, /\u001b\[/, "drawn with terminal control sequences");
+  assert.doesNotMatch(terminal.stdout, /^verify: \d+\/\d+ addresses/m, "no plain progress lines on a terminal");
+  assert.match(terminal.stdout, /The plan allows 2 addresses per job/, "notes still reach the user");
   assert.deepEqual(parse(readFileSync(out, "utf8")), PEOPLE_OUT);
 });

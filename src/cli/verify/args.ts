@@ -11,7 +11,7 @@ with the columns verdict, reasons, suggestion, disposable, role and catch_all ad
   FILE.csv            the list (header row, an address column named email/e-mail/mail/courriel); - reads stdin
   --out FILE          where the results go; - writes them to stdout
   --url URL           the server (default: $VRAI_URL, else http://localhost:8080)
-  --key KEY           the API key (default: $VRAI_KEY, better: npm prints the command line, --key included)
+  --key KEY           the API key (default: $VRAI_KEY; prefer it: npm prints the command line, --key included)
   --resume            go on from the jobs already submitted (RESULTS.csv.jobs.json, or --state): none is sent again
   --state FILE        where the submitted jobs are recorded (default: the --out file + .jobs.json)
   --poll SECONDS      time between two reads of an unfinished job (default: 2)

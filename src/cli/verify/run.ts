@@ -181,7 +181,8 @@ async function collectResults(
       let read = seen(job, await client.rows(job.job_id));
       while (!ended(read)) {
         await sleep(pollMs, { signal });
-        if (ended(seen(job, await client.progress(job.job_id)))) read = seen(job, await client.rows(job.job_id));
+        const polled = seen(job, await client.progress(job.job_id));
+        if (ended(polled)) read = seen(job, await client.rows(job.job_id));
       }
       placeResults(table, job, read.csv, cells);
     }
