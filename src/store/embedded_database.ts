@@ -18,7 +18,8 @@ import { sleep } from "../async/deadline.ts";
 import { makeOwnerOnly, restrictUmask, secureStateDir } from "./owner_only.ts";
 import { lockStateDir } from "./state_dir_lock.ts";
 import { canWrite, DISK_FULL_SQLSTATE, DiskFullWatch } from "./disk_full.ts";
-import type { WorkerReport } from "./pglite_worker.ts";
+import type { EmbeddedWorkerData, WorkerReport } from "./pglite_worker.ts";
+import { pgliteModules } from "./pglite_modules.ts";
 
 /** PGlite's WAL segment (wal_segment_size): the room a full disk must give back before the database can go on. */
 export const WAL_SEGMENT_BYTES = 16 * 1024 * 1024;
@@ -68,9 +69,14 @@ function freeBytes(dir: string): number {
 /** Starts PGlite on `stateDir` in a new worker and resolves once it serves its socket. */
 async function startWorker(stateDir: string, socketPath: string, timeoutMs: number): Promise<Worker> {
   rmSync(socketPath, { force: true }); // left by a process, or a worker, that died
-  const worker = new Worker(pgliteWorker.filename, {
-    workerData: { ...pgliteWorker.workerData, dataDir: join(stateDir, "pgdata"), socketPath },
-  });
+  const modules = await pgliteModules();
+  const workerData: EmbeddedWorkerData & typeof pgliteWorker.workerData = {
+    ...pgliteWorker.workerData,
+    dataDir: join(stateDir, "pgdata"),
+    socketPath,
+    modules,
+  };
+  const worker = new Worker(pgliteWorker.filename, { workerData });
   let timer: NodeJS.Timeout | undefined;
   try {
     await new Promise<void>((ready, fail) => {

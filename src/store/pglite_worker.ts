@@ -18,10 +18,13 @@ import { chmodSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { parentPort, workerData } from "node:worker_threads";
 import { DISK_FULL_SQLSTATE } from "./disk_full.ts";
+import type { PgliteModules } from "./pglite_modules.ts";
 
-interface EmbeddedWorkerData {
+export interface EmbeddedWorkerData {
   dataDir: string;
   socketPath: string;
+  /** Compiled by the main thread, whose copy keeps the code alive across workers (pglite_modules.ts). */
+  modules: PgliteModules;
 }
 
 const SSL_REQUEST = 80877103;
@@ -250,8 +253,8 @@ function report(message: WorkerReport): void {
   parentPort!.postMessage(message);
 }
 
-const { dataDir, socketPath } = workerData as EmbeddedWorkerData;
-const db = await PGlite.create(dataDir);
+const { dataDir, socketPath, modules } = workerData as EmbeddedWorkerData;
+const db = await PGlite.create(dataDir, { pgliteWasmModule: modules.pglite, initdbWasmModule: modules.initdb });
 const connections = new Set<Connection>();
 const gate = new SessionGate(db, (message, code) => {
   // The main thread hears it first, so that a call the closing socket fails is already refused for the right reason.
