@@ -140,7 +140,9 @@ export function startAddressService(config: Config, options: AddressServiceOptio
   async function runImport(departements: string[], first: boolean): Promise<void> {
     const failed: string[] = [];
     const errors: string[] = [];
-    let lastProgressLine = 0;
+    // Not 0: performance.now() counts from the process's start, and an import's first progress within its first
+    // 5 s would go untold (a held download then never tells any).
+    let lastProgressLine = Number.NEGATIVE_INFINITY;
     const onMessage = (m: ImportMessage) => {
       switch (m.type) {
         case "started":
