@@ -9,7 +9,7 @@ import type { FailedAuthLimiter } from "./limits/failed_auth_limiter.ts";
 import type { QuotaLedger } from "./limits/quota.ts";
 import type { EmailVerification } from "./email/types.ts";
 import type { EmailVerifier } from "./email/verifier.ts";
-import type { Job, JobTable, ReadOptions, SubmittedTable } from "./jobs/job_store.ts";
+import type { Idempotency, Job, JobTable, ReadOptions, SubmittedTable } from "./jobs/job_store.ts";
 import type { AddressInput, AddressVerification } from "./address/types.ts";
 import type { AddressIndexStatus } from "./address/index_status.ts";
 import type { EgressStatus } from "./email/egress/self_check.ts";
@@ -24,13 +24,24 @@ export interface AddressVerifier {
   readonly index?: AddressIndexStatus;
 }
 
+/** A job as its submission answers it (JobAccepted), dates as the API writes them. */
+export interface AcceptedJob {
+  jobId: string;
+  status: Job["status"];
+  total: number;
+  createdAt: string;
+  expiresAt: string;
+}
+
 export interface JobQueue {
   /** With answers (test keys), the job is stored already completed with them; with a table (CSV), its rows too. */
   submit(
     accountId: string,
     emails: string[],
-    options?: { answers?: EmailVerification[]; table?: SubmittedTable },
-  ): Promise<{ jobId: string; status: Job["status"]; total: number; createdAt: string; expiresAt: string }>;
+    options?: { answers?: EmailVerification[]; table?: SubmittedTable; idempotency?: Idempotency },
+  ): Promise<AcceptedJob>;
+  /** The live job the account submitted under an Idempotency-Key, with the fingerprint of that request. */
+  findIdempotent(accountId: string, key: string): Promise<(AcceptedJob & { requestHash: string }) | undefined>;
   /** One page of results when `offset`/`limit` are given (default: all). */
   read(accountId: string, jobId: string, options?: Pick<ReadOptions, "offset" | "limit">): Promise<Job | undefined>;
   /** The finished rows as submitted, for CSV out. */

@@ -36,13 +36,13 @@ export const PROBLEM_TYPES = {
     status: 400,
     title: "Invalid request",
     explanation:
-      "The body is not valid JSON, is larger than 64 KiB, or does not match the endpoint's schema. The detail and the errors member name each failing member.",
+      "The body is not valid JSON, is larger than 64 KiB, or does not match the endpoint's schema, or a header the endpoint reads (Idempotency-Key on bulk) is malformed. The detail and the errors member name each failing member.",
   },
   "request-failed": {
     status: 400,
     title: "Request could not be served as sent",
     explanation:
-      "The request is well formed but cannot be served as sent. With a test key, only the reserved inputs are answered: see detail.",
+      "The request is well formed but cannot be served as sent. With a test key, only the reserved inputs are answered; on bulk, an Idempotency-Key sent before with another list cannot name this one: see detail.",
   },
   "rate-limit-exceeded": {
     status: 429,

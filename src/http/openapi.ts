@@ -87,6 +87,29 @@ const PREFERENCE_APPLIED = {
   },
 };
 
+// An extension beside the spec's contract (its JSON is unchanged): draft-ietf-httpapi-idempotency-key-header on bulk.
+const IDEMPOTENCY_KEY = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Makes a submission safe to send again (a retry after an answer that never came, a resumed run): a second request " +
+    "of the account with the same key and the same list answers 202 with the job the first created, " +
+    "`Idempotent-Replayed: true`, and nothing charged, even once the quota is spent; requests racing with one key " +
+    "share one job. The same key with another list is a 400 `request-failed`. A key is 1 to 255 printable ASCII " +
+    'characters (a Structured Field string such as `"…"`, or the bare value) and is the account\'s for as long as ' +
+    "its job lives (48 hours). A malformed key is a 400 `invalid-request`.",
+  schema: { type: "string", maxLength: 255 },
+  example: "9f2c1e4a-5b7d-4c1e-8f3a-2d6b9e0c7a15",
+};
+const IDEMPOTENT_REPLAYED = {
+  "Idempotent-Replayed": {
+    description:
+      "`true` when the job was created by an earlier request with the same Idempotency-Key; absent otherwise.",
+    schema: { type: "string", enum: ["true"] },
+  },
+};
+
 // Extensions of issue 13 (the spec's JSON contract is unchanged): CSV in and out, pages and a summary on job reads.
 const CSV_REQUEST = {
   schema: {
@@ -291,6 +314,7 @@ function describeApi(publicUrl: string) {
           summary: "Submit up to 5000 email addresses for asynchronous verification",
           tags: ["email"],
           security: [{ bearer: [] }],
+          parameters: [IDEMPOTENCY_KEY],
           requestBody: {
             required: true,
             content: {
@@ -312,6 +336,7 @@ function describeApi(publicUrl: string) {
                 },
                 ...RATE_HEADERS,
                 ...QUOTA_HEADERS,
+                ...IDEMPOTENT_REPLAYED,
               },
               content: { "application/json": { schema: ref("JobAccepted"), examples: bulk.accepted } },
             },

@@ -1,6 +1,7 @@
 // The life of every verification call (email, address, signup, bulk), in the order of refusals of docs/contract.md §5:
-// 401, 403, 429 (guard.ts), 415, 400, 413 (route check), then test mode or 402 (quota), then the work. Quota is
-// charged before the work and given back if the work fails, so only a 200/202 costs anything.
+// 401, 403, 429 (guard.ts), 415, 400, then a replay (bulk's Idempotency-Key: the answer already paid for), 413 (route
+// check), then test mode or 402 (quota), then the work. Quota is charged before the work and given back if the
+// work fails or turns out to be a replay, so only a 200/202 that did new work costs anything.
 import type * as v from "valibot";
 import type { Endpoint } from "../auth/key_store.ts";
 import type { QuotaCharge } from "../limits/quota.ts";
@@ -16,6 +17,8 @@ export interface Answer {
   data: unknown;
   status?: number;
   headers?: Record<string, string>;
+  /** The work found its answer already paid for (a replay racing the first request): the charge is given back. */
+  uncharged?: boolean;
 }
 
 export interface VerificationCall<S extends v.GenericSchema> {
@@ -27,8 +30,10 @@ export interface VerificationCall<S extends v.GenericSchema> {
   body: ReadJsonOptions;
   /** Refusals that depend on the validated body and the plan (400 beyond the schema, 413). */
   check?: (body: v.InferOutput<S>, caller: Caller) => void;
+  /** The answer of an earlier request this one repeats (before 413, test mode and quota: a replay is never charged). */
+  replay?: (body: v.InferOutput<S>, caller: Caller, request: Request) => Promise<Answer | undefined>;
   /** Test keys: the offline answer, or an HttpError request-failed naming the reserved inputs. */
-  testAnswer: (body: v.InferOutput<S>, caller: Caller) => Answer | Promise<Answer>;
+  testAnswer: (body: v.InferOutput<S>, caller: Caller, request: Request) => Answer | Promise<Answer>;
   charges: (body: v.InferOutput<S>, caller: Caller) => QuotaCharge[];
   /** The work; `request` for what its headers ask (Prefer: wait=N). */
   run: (body: v.InferOutput<S>, caller: Caller, signal: AbortSignal, request: Request) => Promise<Answer>;
@@ -40,14 +45,23 @@ export function verificationHandler<S extends v.GenericSchema>(services: Service
     const metered = caller.key.mode === "live" && caller.plan.quota !== null;
     let headers = caller.headers;
     let charged: QuotaCharge[] = [];
+    /** The quota headers of what is left now, uncharged. */
+    const quotaState = async () =>
+      quotaHeaders(await services.quota.status(caller.key.accountId, caller.plan, call.meters));
     try {
       assertJsonContentType(request);
       const body = await readJson(request, call.schema, call.body);
+      // A replay answers what the first request got, whatever changed since (the plan's batch_max, the quota).
+      const replayed = await call.replay?.(body, caller, request);
+      if (replayed !== undefined) return reply(replayed, metered ? { ...headers, ...(await quotaState()) } : headers);
       call.check?.(body, caller);
-      if (caller.key.mode === "test") return reply(await call.testAnswer(body, caller), headers);
+      if (caller.key.mode === "test") return reply(await call.testAnswer(body, caller, request), headers);
       const charges = call.charges(body, caller).filter((c) => c.amount > 0);
       const result = await services.quota.charge(caller.key.accountId, caller.plan, charges);
       if (!result.ok) {
+        // A request under the same Idempotency-Key may have committed its job since the first look: no 402 for it.
+        const replayedNow = await call.replay?.(body, caller, request);
+        if (replayedNow !== undefined) return reply(replayedNow, { ...headers, ...quotaHeaders(result.states) });
         headers = { ...headers, ...quotaHeaders(result.states) };
         const { endpoint, limit, remaining } = result.refused;
         services.metrics?.quotaRefusal(endpoint);
@@ -60,13 +74,18 @@ export function verificationHandler<S extends v.GenericSchema>(services: Service
       }
       charged = charges;
       headers = { ...headers, ...quotaHeaders(result.states) };
-      return reply(await call.run(body, caller, request.signal, request), headers);
+      const answer = await call.run(body, caller, request.signal, request);
+      if (answer.uncharged) {
+        await services.quota.refund(caller.key.accountId, caller.plan, charged);
+        charged = [];
+        headers = { ...headers, ...(await quotaState()) };
+      }
+      return reply(answer, headers);
     } catch (error) {
       if (charged.length > 0) await services.quota.refund(caller.key.accountId, caller.plan, charged).catch(() => {});
       // A refused call shows what is left, uncharged (a 402 already carries the state that refused it).
       if (metered && !(error instanceof HttpError && error.slug === "quota-exceeded")) {
-        const states = await services.quota.status(caller.key.accountId, caller.plan, call.meters).catch(() => []);
-        headers = { ...headers, ...quotaHeaders(states) };
+        headers = { ...headers, ...(await quotaState().catch(() => ({}))) };
       }
       if (error instanceof HttpError) {
         throw new HttpError(error.slug, error.detail, {

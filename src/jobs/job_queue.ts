@@ -1,19 +1,28 @@
 // What the HTTP routes see of bulk jobs: submit and read, with dates as the API writes them.
 import type { Sql } from "../store/db.ts";
-import type { JobQueue } from "../services.ts";
-import { createJobStore, type JobStore } from "./job_store.ts";
+import type { AcceptedJob, JobQueue } from "../services.ts";
+import { createJobStore, type JobStatus, type JobStore, type SubmittedJob } from "./job_store.ts";
+
+function acceptedJob(job: SubmittedJob, status: JobStatus): AcceptedJob {
+  return {
+    jobId: job.jobId,
+    status,
+    total: job.total,
+    createdAt: job.createdAt.toISOString(),
+    expiresAt: job.expiresAt.toISOString(),
+  };
+}
 
 export function createJobQueue(sql: Sql, store: JobStore = createJobStore(sql)): JobQueue {
   return {
     async submit(accountId, emails, options = {}) {
-      const job = await store.submit(accountId, emails, { answers: options.answers, table: options.table });
-      return {
-        jobId: job.jobId,
-        status: options.answers ? "completed" : "queued",
-        total: job.total,
-        createdAt: job.createdAt.toISOString(),
-        expiresAt: job.expiresAt.toISOString(),
-      };
+      const { answers, table, idempotency } = options;
+      const job = await store.submit(accountId, emails, { answers, table, idempotency });
+      return acceptedJob(job, answers ? "completed" : "queued");
+    },
+    async findIdempotent(accountId, key) {
+      const job = await store.findIdempotent(accountId, key);
+      return job && { ...acceptedJob(job, job.status), requestHash: job.requestHash };
     },
     read: (accountId, jobId, options = {}) =>
       store.read(accountId, jobId, { offset: options.offset, limit: options.limit }),

@@ -87,6 +87,25 @@ export interface SubmitOptions extends ClockOption {
   answers?: readonly EmailVerification[];
   /** A CSV submission's rows, one per submitted address (before deduplication): the kept ones are stored. */
   table?: SubmittedTable;
+  /** The client's Idempotency-Key and the request's fingerprint: a second job under the key is refused. */
+  idempotency?: Idempotency;
+}
+
+export interface Idempotency {
+  key: string;
+  /** What the request asked for (requestFingerprint), so that a replay is told from another list under the key. */
+  requestHash: string;
+}
+
+/** The job an Idempotency-Key was first used for, still alive. */
+export interface IdempotentJob extends SubmittedJob {
+  status: JobStatus;
+  requestHash: string;
+}
+
+/** submit() found its Idempotency-Key taken by a job of the account committed meanwhile (a concurrent request). */
+export class IdempotencyKeyTaken extends Error {
+  override name = "IdempotencyKeyTaken";
 }
 
 export interface ClaimOptions extends ClockOption {
@@ -115,6 +134,8 @@ export type Settlement =
 
 export interface JobStore {
   submit(accountId: string, emails: readonly string[], options?: SubmitOptions): Promise<SubmittedJob>;
+  /** The live job submitted under `key` by the account, or undefined (an expired job's key is freed for reuse). */
+  findIdempotent(accountId: string, key: string, options?: ClockOption): Promise<IdempotentJob | undefined>;
   read(accountId: string, jobId: string, options?: ReadOptions): Promise<Job | undefined>;
   /** The job with every finished row as submitted (one query, the same 404 rules as read()). */
   readTable(accountId: string, jobId: string, options?: ClockOption): Promise<JobTable | undefined>;
@@ -137,6 +158,8 @@ export const JOB_RETENTION_HOURS = 48;
 /** Set when every item of a job got the fallback answer: nothing could be verified. */
 export const FAILURE_VERIFIER = "Cannot verify the job: verification failed repeatedly for every address";
 
+/** SQLSTATE unique_violation. */
+const UNIQUE_VIOLATION = "23505";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Stands in for a malformed id so that every read runs the same query (no early return, same timing class).
 const NO_ID = "00000000-0000-0000-0000-000000000000";
@@ -154,7 +177,7 @@ export function createJobStore(sql: Sql): JobStore {
     emails: readonly string[],
     options: SubmitOptions = {},
   ): Promise<SubmittedJob> {
-    const { now, answers, table } = options;
+    const { now, answers, table, idempotency } = options;
     if (!UUID.test(accountId)) throw new TypeError(`Cannot submit a job: account id "${accountId}" is not a uuid`);
     if (table !== undefined && table.rows.length !== emails.length) {
       throw new RangeError(`Cannot submit a job: ${table.rows.length} rows for ${emails.length} addresses`);
@@ -173,10 +196,12 @@ export function createJobStore(sql: Sql): JobStore {
     const [row] = await sql`
       with t as (select ${clock(now)} as now),
       job as (
-        insert into jobs (id, account_id, status, total, processed, created_at, expires_at, columns)
+        insert into jobs (id, account_id, status, total, processed, created_at, expires_at, columns,
+                          idempotency_key, request_hash)
         select ${jobId}, ${accountId}, ${answered ? "completed" : "queued"}, ${kept.length},
                ${answered ? kept.length : 0}, t.now, t.now + ${JOB_RETENTION_HOURS} * interval '1 hour',
-               ${table === undefined ? null : sql.json(table.columns as string[])}
+               ${table === undefined ? null : sql.json(table.columns as string[])},
+               ${idempotency?.key ?? null}, ${idempotency?.requestHash ?? null}
         from t
         returning id, created_at, expires_at
       ),
@@ -188,8 +213,42 @@ export function createJobStore(sql: Sql): JobStore {
              unnest(${sql.array(kept)}::text[], ${sql.array(results)}::text[], ${sql.array(fields)}::text[])
                with ordinality as u(email, result, fields, position)
       )
-      select created_at, expires_at from job`;
+      select created_at, expires_at from job`.catch((error) => {
+      // The unique index on (account_id, idempotency_key): another request under the key committed first.
+      if (error?.code === UNIQUE_VIOLATION && error.constraint_name === "jobs_idempotency_key") {
+        throw new IdempotencyKeyTaken("Cannot submit a job: its Idempotency-Key is taken", { cause: error });
+      }
+      throw error;
+    });
     return { jobId, total: kept.length, createdAt: row!.created_at as Date, expiresAt: row!.expires_at as Date };
+  }
+
+  async function findIdempotent(
+    accountId: string,
+    key: string,
+    options: ClockOption = {},
+  ): Promise<IdempotentJob | undefined> {
+    const { now } = options;
+    if (!UUID.test(accountId)) return undefined;
+    // An expired job still holds its key until the sweeper deletes it: the key is freed here, as the job is gone.
+    const [row] = await sql`
+      with t as (select ${clock(now)} as now),
+      freed as (
+        update jobs set idempotency_key = null from t
+        where account_id = ${accountId} and idempotency_key = ${key} and expires_at <= t.now
+      )
+      select j.id, j.status, j.total, j.created_at, j.expires_at, j.request_hash
+      from jobs j, t
+      where j.account_id = ${accountId} and j.idempotency_key = ${key} and j.expires_at > t.now`;
+    if (row === undefined) return undefined;
+    return {
+      jobId: row.id as string,
+      status: row.status as JobStatus,
+      total: row.total as number,
+      createdAt: row.created_at as Date,
+      expiresAt: row.expires_at as Date,
+      requestHash: row.request_hash as string,
+    };
   }
 
   /** The job's own row and its summary (columns), for read() and readTable(): every job read is one query. */
@@ -467,7 +526,7 @@ export function createJobStore(sql: Sql): JobStore {
     return rows.length;
   }
 
-  return { submit, read, readTable, claim, renew, complete, defer, settle, release, reclaimAll, sweep };
+  return { submit, findIdempotent, read, readTable, claim, renew, complete, defer, settle, release, reclaimAll, sweep };
 }
 
 /** Items in their table's key order (a uuid sorts as its lower-case text). */

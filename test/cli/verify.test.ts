@@ -11,7 +11,7 @@ import { PassThrough } from "node:stream";
 import { after, before, test } from "node:test";
 import { parse } from "csv-parse/sync";
 import { createApiClient, retryAfterSeconds } from "../../src/cli/verify/api_client.ts";
-import { newJobState, pendingRanges } from "../../src/cli/verify/job_state.ts";
+import { fingerprint, newJobState, pendingRanges } from "../../src/cli/verify/job_state.ts";
 import { createProgress } from "../../src/cli/verify/progress.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { createKeyWithCli, type ServerProcess, startChildServer } from "../helpers/process.ts";
@@ -265,6 +265,40 @@ test("verify --resume after a SIGKILL mid-run sends only the rows no recorded jo
   assert.equal(extra.status, 402);
 });
 
+test("verify --resume after a kill between the server's 202 and its record gets that job back, not a second one paid again", async () => {
+  // Quota of 6 for the file's 6 rows: the first two paid twice would leave the last two refused (exit 3).
+  const apiKey = await key("lost-202", "slow_lifted", "live");
+  const input = join(dir, "lost-202.csv");
+  const out = join(dir, "lost-202-results.csv");
+  const jobsFile = `${out}.jobs.json`;
+  writeFileSync(input, OFFLINE_CSV);
+  // What the killed run left: the first range written down with its key, and sent; the 202 came, the record did not.
+  const key202 = "lost-202-first-range";
+  const [header, ...rows] = OFFLINE_CSV.trim().split("\n");
+  const sent = await fetch(`${server.url}/v1/email/bulk`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "text/csv", "idempotency-key": key202 },
+    body: [header, ...rows.slice(0, 2)].join("\n"),
+  });
+  assert.equal(sent.status, 202);
+  const { job_id: lostJob } = await sent.json();
+  const state = newJobState(fingerprint(readFileSync(input)), rows.length);
+  writeFileSync(jobsFile, JSON.stringify({ ...state, batch: 2, pending: { start: 0, end: 2, key: key202 } }));
+
+  const resumed = await runVerifyCli([input, "--out", out, "--resume", ...connect(apiKey)]);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.deepEqual(parse(readFileSync(out, "utf8")), offlineRows(6));
+  const recorded = readJobs(jobsFile);
+  assert.equal(recorded.jobs[0]?.job_id, lostJob, "the job the lost 202 named is the first range's");
+  assert.equal((recorded as { pending?: unknown }).pending, undefined);
+  const extra = await fetch(`${server.url}/v1/email`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ email: "nobody" }),
+  });
+  assert.equal(extra.status, 402, "exactly the file's 6 rows were charged");
+});
+
 /** `http://127.0.0.1:<port>` of a port that was listening a moment ago and no longer is. */
 async function freedPort(): Promise<string> {
   const probe = createServer();
@@ -359,6 +393,29 @@ test("the API client tells the first of a run of 429 waits, then stays quiet for
   assert.equal(await client.progress("a-job"), undefined, "answered 404 after two waits");
   assert.equal(calls, 3);
   assert.deepEqual(told, ["The server is rate limited: waiting 1 s as its Retry-After says"]);
+});
+
+test("the API client sends a submission whose connection dropped again, under the same Idempotency-Key", async (t) => {
+  const keys: Array<string | undefined> = [];
+  const dropping = createHttpServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      keys.push(request.headers["idempotency-key"] as string | undefined);
+      // The first one arrived and may have made a job: its answer is lost with the connection.
+      if (keys.length === 1) request.socket.destroy();
+      else response.writeHead(202, { "content-type": "application/json" }).end('{"job_id":"j-1","total":1}');
+    });
+  });
+  await new Promise<void>((resolve) => dropping.listen(0, "127.0.0.1", resolve));
+  t.after(() => dropping.close());
+  const client = createApiClient({
+    url: `http://127.0.0.1:${(dropping.address() as AddressInfo).port}`,
+    key: "k",
+    timeoutMs: 5000,
+    retryDelayMs: 10,
+  });
+  assert.deepEqual(await client.submit("email\na@b.fr\n", "key-1"), { kind: "accepted", jobId: "j-1", total: 1 });
+  assert.deepEqual(keys, ["key-1", "key-1"]);
 });
 
 test("retryAfterSeconds() reads seconds and HTTP dates, at least 1 s", () => {

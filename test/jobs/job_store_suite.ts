@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, beforeEach, describe, it } from "node:test";
-import { createJobStore, FAILURE_VERIFIER, type JobStore } from "../../src/jobs/job_store.ts";
+import { createJobStore, FAILURE_VERIFIER, IdempotencyKeyTaken, type JobStore } from "../../src/jobs/job_store.ts";
 import type { Sql } from "../../src/store/db.ts";
 import { answer } from "./fake_verifier.ts";
 import { createAccount, type OpenTestDatabase, statementsSentBy } from "../helpers/database.ts";
@@ -390,6 +390,31 @@ export function jobStoreSuite(name: string, open: () => Promise<OpenTestDatabase
         again.map((i) => i.attempts),
         [2, 2],
       );
+    });
+
+    it("an Idempotency-Key names one live job per account: a second submit under it is refused, another account's is its own, an expired job's key is free again", async () => {
+      const now = new Date("2026-01-10T12:00:00.000Z");
+      const idempotency = { key: "run-7", requestHash: "h1" };
+      const job = await store.submit(account, ["a@x.fr"], { now, idempotency });
+      assert.deepEqual(await store.findIdempotent(account, "run-7", { now }), {
+        ...job,
+        status: "queued",
+        requestHash: "h1",
+      });
+      assert.equal(await store.findIdempotent(account, "run-8", { now }), undefined);
+      await assert.rejects(store.submit(account, ["b@x.fr"], { now, idempotency }), IdempotencyKeyTaken);
+      const other = await createAccount(sql, "other");
+      assert.equal(await store.findIdempotent(other, "run-7", { now }), undefined);
+      await store.submit(other, ["a@x.fr"], { now, idempotency });
+
+      // 48 hours on, before the sweeper ran: the job is gone for the client, and so is its hold on the key.
+      const later = new Date(now.getTime() + 48 * HOUR);
+      assert.equal(await store.findIdempotent(account, "run-7", { now: later }), undefined);
+      const again = await store.submit(account, ["b@x.fr"], {
+        now: later,
+        idempotency: { key: "run-7", requestHash: "h2" },
+      });
+      assert.equal((await store.findIdempotent(account, "run-7", { now: later }))?.jobId, again.jobId);
     });
 
     it("sweep() deletes every row of the jobs submitted 48 hours ago and keeps the younger ones", async () => {

@@ -114,6 +114,7 @@ test("on PostgreSQL, a write refused with SQLSTATE 53100 answers 503 service-una
           expiresAt: new Date().toISOString(),
         };
       },
+      findIdempotent: async () => undefined,
       read: async () => undefined,
       readTable: async () => undefined,
     },

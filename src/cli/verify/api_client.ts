@@ -57,7 +57,11 @@ export interface ApiClientOptions {
 }
 
 export interface ApiClient {
-  submit(csv: string): Promise<SubmitOutcome>;
+  /**
+   * Submits a job under `idempotencyKey`: the same key sent again with the same rows answers the job it made, so a
+   * submission whose answer was lost is sent again, and a resumed run repeats its last one, without paying twice.
+   */
+  submit(csv: string, idempotencyKey: string): Promise<SubmitOutcome>;
   /** The job's state, or undefined when the server no longer has it (404: expired after 48 h, or another account's). */
   progress(jobId: string): Promise<JobProgress | undefined>;
   /**
@@ -134,8 +138,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         answer = await exchange(path, init);
       } catch (error) {
         if (!(error instanceof NetworkError) || ++failures >= NETWORK_ATTEMPTS) throw error;
-        // A submission that may have arrived is not sent again: a second job would be charged a second time.
-        if (init.method === "POST" && !error.unsent) throw error;
+        // A submission that may have arrived is sent again only under its Idempotency-Key: without one, a second
+        // job would be charged a second time.
+        if (init.method === "POST" && !error.unsent && !hasIdempotencyKey(init)) throw error;
         // Quietly: a blip that heals needs no words, and one that does not ends in one line, the last error's.
         await sleep(retryDelayMs * 2 ** (failures - 1), { signal });
         continue;
@@ -151,10 +156,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   return {
-    async submit(csv) {
+    async submit(csv, idempotencyKey) {
       const answer = await call("/v1/email/bulk", {
         method: "POST",
-        headers: { "content-type": "text/csv; charset=utf-8", accept: "application/json" },
+        headers: {
+          "content-type": "text/csv; charset=utf-8",
+          accept: "application/json",
+          "idempotency-key": idempotencyKey,
+        },
         body: csv,
       });
       const body = parseJson(answer.text);
@@ -194,6 +203,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       };
     },
   };
+}
+
+function hasIdempotencyKey(init: RequestInit): boolean {
+  return new Headers(init.headers).has("idempotency-key");
 }
 
 /** Retry-After as seconds (delta-seconds or an HTTP date, RFC 9110 §10.2.3); 1 when absent or unreadable. */

@@ -1,7 +1,9 @@
 // Which rows of the input went to which job: the record that makes a run resumable. A job is a range of input rows
 // [start, end); the rows no job covers yet are cut into ranges of the current batch size. The record is written
-// after every submission (to a temporary file, then renamed, so a kill never leaves half a file), because a job
-// submitted and not recorded would be paid for twice.
+// before every submission, naming the range and the Idempotency-Key it goes with, and after it, naming the job (to a
+// temporary file, then renamed, so a kill never leaves half a file): a run killed between the server's 202 and the
+// record sends that range again under that key, and the server answers the job it made instead of a second one paid
+// again.
 import { createHash } from "node:crypto";
 import { readFile, rename, writeFile } from "node:fs/promises";
 
@@ -24,6 +26,14 @@ export interface JobState {
   /** Rows per job for the ranges not submitted yet; lowered when the server says the plan allows fewer. */
   batch: number;
   jobs: SubmittedJob[];
+  /** The range being submitted, and its Idempotency-Key: sent again first when the run is resumed. */
+  pending?: PendingSubmission;
+}
+
+export interface PendingSubmission {
+  start: number;
+  end: number;
+  key: string;
 }
 
 /** A state file that cannot be used for this input; the message says why and what to do. */
@@ -58,7 +68,12 @@ export async function loadJobState(path: string, expected: JobState["input"]): P
   } catch {
     throw new StateFileError(`Cannot read the jobs file ${path}: it is not JSON (delete it to start over)`);
   }
-  if (state?.version !== 1 || !Array.isArray(state.jobs) || !(state.batch >= 1)) {
+  if (
+    state?.version !== 1 ||
+    !Array.isArray(state.jobs) ||
+    !(state.batch >= 1) ||
+    !(state.pending === undefined || isPendingSubmission(state.pending, state.input?.rows))
+  ) {
     throw new StateFileError(`Cannot read the jobs file ${path}: not a jobs file of this command`);
   }
   if (state.input?.sha256 !== expected.sha256 || state.input.rows !== expected.rows) {
@@ -67,6 +82,18 @@ export async function loadJobState(path: string, expected: JobState["input"]): P
     );
   }
   return state;
+}
+
+function isPendingSubmission(value: PendingSubmission, rows: number): boolean {
+  const { start, end, key } = value ?? {};
+  return (
+    Number.isInteger(start) &&
+    Number.isInteger(end) &&
+    0 <= start &&
+    start < end &&
+    end <= rows &&
+    typeof key === "string"
+  );
 }
 
 export async function saveJobState(path: string, state: JobState): Promise<void> {

@@ -2,6 +2,7 @@
 // the user's file, not in a slice of it), forget saved jobs the server no longer has, submit the rows no job covers,
 // wait for each job in input order, and put the verdict cells back on the user's own rows. Rows are matched to
 // results by address (the server keeps one row per address in a job), so duplicates get their first row's verdict.
+import { randomUUID } from "node:crypto";
 import { parse } from "csv-parse/sync";
 import { sleep } from "../../async/deadline.ts";
 import { dedupeKey } from "../../jobs/dedupe.ts";
@@ -126,11 +127,20 @@ async function submitPending(
 ): Promise<string | undefined> {
   const { client, progress, save } = options;
   for (;;) {
-    const [range] = pendingRanges(state);
+    const range = state.pending ?? pendingRanges(state)[0];
     if (range === undefined) return undefined;
+    if (state.pending === undefined) {
+      // Written down before it is sent: see job_state.ts.
+      state.pending = { start: range.start, end: range.end, key: randomUUID() };
+      await save();
+    }
     const rows = table.rows.slice(range.start, range.end);
-    const outcome = await client.submit(csvLines([table.columns, ...rows]));
-    if (outcome.kind === "quota") return outcome.detail;
+    const outcome = await client.submit(csvLines([table.columns, ...rows]), state.pending.key);
+    if (outcome.kind !== "accepted") state.pending = undefined; // refused: no job holds the key
+    if (outcome.kind === "quota") {
+      await save();
+      return outcome.detail;
+    }
     if (outcome.kind === "too-large") {
       const size = range.end - range.start;
       const smaller = outcome.limit !== undefined && outcome.limit < size ? outcome.limit : Math.floor(size / 2);
@@ -144,6 +154,7 @@ async function submitPending(
       continue;
     }
     state.jobs.push({ start: range.start, end: range.end, job_id: outcome.jobId, total: outcome.total });
+    state.pending = undefined;
     await save();
   }
 }

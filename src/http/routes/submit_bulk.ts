@@ -9,6 +9,9 @@ import { BULK_BODY_LIMIT } from "../body.ts";
 import { HttpError } from "../errors.ts";
 import { BulkRequestSchema, EMAIL_MAX_LENGTH, isStorableText } from "../schemas.ts";
 import { verificationHandler, type Answer } from "../verification_call.ts";
+import { idempotencyKeyOf, REPLAYED_HEADER, requestFingerprint } from "../idempotency.ts";
+import { IdempotencyKeyTaken } from "../../jobs/job_store.ts";
+import type { AcceptedJob } from "../../services.ts";
 import { countedTestAnswer, testEmailOrRefuse } from "./verify_email.ts";
 
 /**
@@ -42,19 +45,12 @@ function decodeCsv(bytes: Uint8Array): { emails: string[]; csv: CsvTable } {
 export const RETENTION_NOTE = "Submitted addresses and results are deleted 48 hours after submission.";
 
 export function submitBulkRoute(services: Services) {
-  const accepted = async (
-    accountId: string,
-    body: v.InferOutput<typeof BulkBodySchema>,
-    answers?: ReturnType<typeof testEmailOrRefuse>[],
-  ): Promise<Answer> => {
-    const table = body.csv === undefined ? undefined : { columns: body.csv.columns, rows: body.csv.rows };
-    const job = await services.jobs.submit(accountId, body.emails, { answers, table });
-    if (answers === undefined) services.metrics?.bulkQueued(job.total);
-    else for (const answer of answers) countedTestAnswer(services, answer);
+  /** The 202 of a job, new or replayed. */
+  const acceptedAnswer = (job: AcceptedJob, headers: Record<string, string> = {}): Answer => {
     const poll = `${services.config.publicUrl}/v1/jobs/${job.jobId}`;
     return {
       status: 202,
-      headers: { location: poll },
+      headers: { location: poll, ...headers },
       data: {
         job_id: job.jobId,
         status: job.status,
@@ -65,12 +61,59 @@ export function submitBulkRoute(services: Services) {
       },
     };
   };
-  // The deduplicated list is computed once per request and shared by check, charges and run.
+  /**
+   * The job an earlier request under this Idempotency-Key created, answered again; 400 request-failed when that
+   * request asked for another list.
+   */
+  const replay = async (accountId: string, key: string, fingerprint: string): Promise<Answer | undefined> => {
+    const job = await services.jobs.findIdempotent(accountId, key);
+    if (job === undefined) return undefined;
+    if (job.requestHash !== fingerprint) {
+      throw new HttpError(
+        "request-failed",
+        "Cannot accept batch: this Idempotency-Key was sent before with another list; send a new key with this one",
+        { extensions: { errors: [{ member: "Idempotency-Key", message: "used before for another list" }] } },
+      );
+    }
+    return acceptedAnswer(job, { [REPLAYED_HEADER]: "true" });
+  };
+  // The deduplicated list, and the request's Idempotency-Key with its fingerprint, are computed once per request and
+  // shared by check, replay, charges and run.
   const deduped = new WeakMap<object, string[]>();
   const unique = (body: { emails: string[] }) => {
     let list = deduped.get(body);
     if (!list) deduped.set(body, (list = dedupeEmails(body.emails)));
     return list;
+  };
+  const keyed = new WeakMap<object, { key: string; requestHash: string } | undefined>();
+  const idempotencyOf = (body: v.InferOutput<typeof BulkBodySchema>, request: Request) => {
+    if (!keyed.has(body)) {
+      const key = idempotencyKeyOf(request);
+      keyed.set(body, key === undefined ? undefined : { key, requestHash: requestFingerprint(body.emails, body.csv) });
+    }
+    return keyed.get(body);
+  };
+  const accepted = async (
+    accountId: string,
+    body: v.InferOutput<typeof BulkBodySchema>,
+    request: Request,
+    answers?: ReturnType<typeof testEmailOrRefuse>[],
+  ): Promise<Answer> => {
+    const table = body.csv === undefined ? undefined : { columns: body.csv.columns, rows: body.csv.rows };
+    const idempotency = idempotencyOf(body, request);
+    let job: AcceptedJob;
+    try {
+      job = await services.jobs.submit(accountId, body.emails, { answers, table, idempotency });
+    } catch (error) {
+      // A request under the same key committed its job since this one looked: that job is the answer, paid once.
+      if (!(error instanceof IdempotencyKeyTaken) || idempotency === undefined) throw error;
+      const replayed = await replay(accountId, idempotency.key, idempotency.requestHash);
+      if (replayed === undefined) throw error;
+      return { ...replayed, uncharged: true };
+    }
+    if (answers === undefined) services.metrics?.bulkQueued(job.total);
+    else for (const answer of answers) countedTestAnswer(services, answer);
+    return acceptedAnswer(job);
   };
   return verificationHandler(services, {
     endpoint: "email",
@@ -89,11 +132,16 @@ export function submitBulkRoute(services: Services) {
         );
       }
     },
+    replay: async (body, caller, request) => {
+      const idempotency = idempotencyOf(body, request);
+      if (idempotency === undefined) return undefined;
+      return replay(caller.key.accountId, idempotency.key, idempotency.requestHash);
+    },
     // Test keys: every item must be reserved; the job is stored already answered, offline.
-    testAnswer: (body, caller) => {
-      return accepted(caller.key.accountId, body, unique(body).map(testEmailOrRefuse));
+    testAnswer: (body, caller, request) => {
+      return accepted(caller.key.accountId, body, request, unique(body).map(testEmailOrRefuse));
     },
     charges: (body) => [{ endpoint: "email", amount: unique(body).length }],
-    run: (body, caller) => accepted(caller.key.accountId, body),
+    run: (body, caller, _signal, request) => accepted(caller.key.accountId, body, request),
   });
 }
