@@ -125,7 +125,7 @@ export function submitBulkRoute(services: Services) {
       if (body.emails.length > limit) {
         throw new HttpError(
           "batch-too-large",
-          `Cannot accept batch: ${body.emails.length} addresses, the plan allows ${limit} per job`,
+          `Cannot accept batch: ${body.emails.length} ${body.csv ? "rows" : "addresses"}, the plan allows ${limit} per job`,
           {
             extensions: { limit, received: body.emails.length },
           },
