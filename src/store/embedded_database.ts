@@ -223,9 +223,9 @@ export async function openEmbeddedDatabase(stateDir: string, options: OpenEmbedd
       const current = worker;
       forget(current);
       if (down === undefined) {
+        // Stopped, the worker ends by itself (pglite_worker.ts); terminate() is for one that does not within 5 s.
         let timer: NodeJS.Timeout | undefined;
         await new Promise<void>((done) => {
-          current.once("message", (message: { type: string }) => message.type === "stopped" && done());
           current.once("exit", () => done());
           timer = setTimeout(done, 5000);
           current.postMessage({ type: "stop" });

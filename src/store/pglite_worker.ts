@@ -298,4 +298,7 @@ parentPort!.on("message", async (message: { type: string }) => {
   });
   if (!gate.dead) await db.close();
   parentPort!.postMessage({ type: "stopped" });
+  // Nothing else holds this thread now: it ends on its own rather than being terminated by the main thread, as
+  // terminating a thread that holds WebAssembly code has crashed Node in teardown (nodejs/node#47748).
+  parentPort!.unref();
 });
