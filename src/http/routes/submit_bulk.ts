@@ -142,6 +142,6 @@ export function submitBulkRoute(services: Services) {
       return accepted(caller.key.accountId, body, request, unique(body).map(testEmailOrRefuse));
     },
     charges: (body) => [{ endpoint: "email", amount: unique(body).length }],
-    run: (body, caller, _signal, request) => accepted(caller.key.accountId, body, request),
+    run: (body, caller, request) => accepted(caller.key.accountId, body, request),
   });
 }

@@ -35,12 +35,16 @@ export function verifyEmailRoute(services: Services) {
     body: { limit: SINGLE_BODY_LIMIT, oversized: "invalid-request" },
     testAnswer: (body) => ({ data: countedTestAnswer(services, testEmailOrRefuse(body.email)) }),
     charges: () => [{ endpoint: "email", amount: 1 }],
-    async run(body, _caller, signal, request) {
+    async run(body, _caller, request) {
       // Prefer: wait=N lowers this call's deadline (RFC 7240), answered with Preference-Applied.
       const wait = applyPreferredWait(request.headers.get("prefer"), services.config.emailDeadlineMs);
       // The request's logger: the probe lines of this call carry its X-Request-Id.
       const log = scopeOf(request)?.log;
-      const data = await services.email.verify(body.email, { signal, deadlineMs: wait?.deadlineMs, log });
+      const data = await services.email.verify(body.email, {
+        signal: request.signal,
+        deadlineMs: wait?.deadlineMs,
+        log,
+      });
       return { data, headers: wait === null ? undefined : { "preference-applied": wait.header } };
     },
   });

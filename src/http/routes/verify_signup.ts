@@ -63,7 +63,7 @@ export function verifySignupRoute(services: Services) {
       if (body.address !== undefined) charges.push({ endpoint: "address", amount: 1 });
       return charges;
     },
-    async run(body, _caller, signal, request) {
+    async run(body, _caller, request) {
       const started = performance.now();
       const address = addressOf(body);
       // During a first import of the street index the whole call is refused (503), before its email probe starts.
@@ -75,9 +75,13 @@ export function verifySignupRoute(services: Services) {
           : applyPreferredWait(request.headers.get("prefer"), services.config.emailDeadlineMs);
       const [email, addr] = await Promise.all([
         body.email !== undefined
-          ? services.email.verify(body.email, { signal, deadlineMs: wait?.deadlineMs, log: scopeOf(request)?.log })
+          ? services.email.verify(body.email, {
+              signal: request.signal,
+              deadlineMs: wait?.deadlineMs,
+              log: scopeOf(request)?.log,
+            })
           : undefined,
-        address ? verifyAddress(services, address, signal) : undefined,
+        address ? verifyAddress(services, address, request.signal) : undefined,
       ]);
       const combined = combineSignup({ email, address: addr });
       return {
