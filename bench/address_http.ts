@@ -1,6 +1,7 @@
 // address_http: POST /v1/address through the whole server (auth, rate limit, validation, quota-free unmetered key,
-// worker pool) on the real Paris index, against the bare node:http baseline from the same run. Also the time from
-// process start to ready with Paris already indexed.
+// worker pool) on the real Paris index, against the bare node:http baseline from the same run. The server is the
+// compiled program `npm start` runs (lib/compiled.ts). Also the time from process start to ready with Paris already
+// indexed.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -9,6 +10,7 @@ import { createKeyWithCli, startChildServer } from "../test/helpers/process.ts";
 import { tempDir } from "../test/helpers/temp_dir.ts";
 import { parisFileOrSkip } from "./lib/paris.ts";
 import { measureBaseline } from "./lib/baseline.ts";
+import { COMPILED_MAIN, ensureCompiled } from "./lib/compiled.ts";
 
 const PARIS_DIR = dirname(parisFileOrSkip("address_http"));
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000);
@@ -22,6 +24,7 @@ const baseline = await measureBaseline(
   durationMs,
 );
 
+ensureCompiled();
 const state = tempDir("vrai-bench-address-");
 const plansFile = join(state.path, "plans.json");
 writeFileSync(
@@ -36,15 +39,16 @@ const env = {
   BAN_INDEX_DIR: mkdtempSync(join(tmpdir(), "vrai-bench-ban-")),
 };
 // First start imports Paris; the second measures a start with Paris already indexed.
-const first = await startChildServer("src/main.ts", {
+const first = await startChildServer(COMPILED_MAIN, {
   env,
+  compiled: true,
   readyPath: "/readyz",
   timeoutMs: 180_000,
   keepOutput: false,
 });
 await first.stop();
 const started = performance.now();
-const api = await startChildServer("src/main.ts", { env, readyPath: "/readyz", keepOutput: false });
+const api = await startChildServer(COMPILED_MAIN, { env, compiled: true, readyPath: "/readyz", keepOutput: false });
 const startMs = performance.now() - started;
 try {
   const key = await createKeyWithCli(env, ["--account", "bench", "--plan", "bench"]);

@@ -4,27 +4,25 @@
 //   with a warm index (already imported) and a cold one (imported from the real Paris file at start),
 //   and the resident memory of the server process once ready (threads included).
 //   npx tsx bench/start.ts            (env: START_ROUNDS=3)
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { ROOT } from "../test/helpers/process.ts";
 import { tempDir } from "../test/helpers/temp_dir.ts";
 import { parisFileOrSkip } from "./lib/paris.ts";
+import { COMPILED_MAIN, ensureCompiled } from "./lib/compiled.ts";
 
 const PARIS = parisFileOrSkip("start");
 const rounds = Number(process.env.START_ROUNDS ?? 3);
 
 const RUNTIMES = {
-  compiled: ["dist/src/main.js"],
+  compiled: [COMPILED_MAIN],
   tsx: ["--import", "tsx", "src/main.ts"],
 } as const;
 
-if (!existsSync(join(ROOT, "dist/src/main.js"))) {
-  // `npm ci` builds it; a checkout that skipped the prepare script builds it here, as `npm start` would.
-  const build = spawnSync(process.execPath, ["workers/start.mjs", "--build"], { cwd: ROOT, stdio: "inherit" });
-  if (build.status !== 0) throw new Error("Cannot build dist/ for the start bench");
-}
+// `npm ci` builds it; a checkout that skipped the prepare script, or changed a source since, builds it here.
+ensureCompiled();
 
 async function freePort(): Promise<number> {
   const server = createServer();

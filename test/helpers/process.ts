@@ -32,6 +32,8 @@ export interface StartChildServerOptions {
    * it in messages, `nodeFlags` are ignored, and the child is npm. Coverage is not collected there (dist/ is not src/).
    */
   npmStart?: boolean;
+  /** Run `script` with plain node, without tsx: a compiled file of dist/ (what `npm start` runs), under this pid. */
+  compiled?: boolean;
   /** Once the port is known, GET this until it answers 200. */
   readyPath?: string;
   /** Bound on the whole start: the "started" line, then `readyPath`. The process is killed past it. */
@@ -44,7 +46,7 @@ export interface StartChildServerOptions {
 }
 
 /**
- * Starts `script` under tsx, reads its port from its `{"msg":"started","port":N}` log line, then waits for
+ * Starts `script` under tsx (plain node when `compiled`), reads its port from its `{"msg":"started","port":N}` log line, then waits for
  * `readyPath`. A process that exits before that resolves too: `exited` and `output()` say why, `url` throws.
  */
 export async function startChildServer(script: string, options: StartChildServerOptions = {}): Promise<ServerProcess> {
@@ -52,6 +54,7 @@ export async function startChildServer(script: string, options: StartChildServer
     env = {},
     nodeFlags = [],
     npmStart = false,
+    compiled = false,
     readyPath = "/healthz",
     timeoutMs = 60_000,
     keepOutput = true,
@@ -59,7 +62,9 @@ export async function startChildServer(script: string, options: StartChildServer
   const began = Date.now();
   const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: "0", HOST: "127.0.0.1", ...env };
   if (npmStart) delete childEnv.NODE_V8_COVERAGE;
-  const [command, args] = npmStart ? ["npm", ["start"]] : [process.execPath, [...nodeFlags, "--import", "tsx", script]];
+  const [command, args] = npmStart
+    ? ["npm", ["start"]]
+    : [process.execPath, compiled ? [...nodeFlags, script] : [...nodeFlags, "--import", "tsx", script]];
   const child = spawn(command, args, {
     cwd: ROOT,
     env: childEnv,
