@@ -48,7 +48,7 @@ class Connection {
   constructor(readonly socket: Socket) {}
 }
 
-/** What the main thread hears from this one, besides "ready" and "stopped". */
+/** What the main thread hears from this one, besides "ready" (a stopped thread says nothing: it exits). */
 export type WorkerReport =
   | { type: "disk-full"; message: string }
   | { type: "failed"; message: string; code: string | undefined };
@@ -297,7 +297,6 @@ parentPort!.on("message", async (message: { type: string }) => {
     for (const connection of connections) connection.socket.destroy();
   });
   if (!gate.dead) await db.close();
-  parentPort!.postMessage({ type: "stopped" });
   // Nothing else holds this thread now: it ends on its own rather than being terminated by the main thread, as
   // terminating a thread that holds WebAssembly code has crashed Node in teardown (nodejs/node#47748).
   parentPort!.unref();
