@@ -46,8 +46,9 @@ export interface StartChildServerOptions {
 }
 
 /**
- * Starts `script` under tsx (plain node when `compiled`), reads its port from its `{"msg":"started","port":N}` log line, then waits for
- * `readyPath`. A process that exits before that resolves too: `exited` and `output()` say why, `url` throws.
+ * Starts `script` under tsx (plain node when `compiled`), reads its port from its `{"msg":"started","port":N}` log
+ * line, then waits for `readyPath`. A process that exits before that resolves too: `exited` and `output()` say why,
+ * `url` throws.
  */
 export async function startChildServer(script: string, options: StartChildServerOptions = {}): Promise<ServerProcess> {
   const {
@@ -62,9 +63,8 @@ export async function startChildServer(script: string, options: StartChildServer
   const began = Date.now();
   const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: "0", HOST: "127.0.0.1", ...env };
   if (npmStart) delete childEnv.NODE_V8_COVERAGE;
-  const [command, args] = npmStart
-    ? ["npm", ["start"]]
-    : [process.execPath, compiled ? [...nodeFlags, script] : [...nodeFlags, "--import", "tsx", script]];
+  const loader = compiled ? [] : ["--import", "tsx"];
+  const [command, args] = npmStart ? ["npm", ["start"]] : [process.execPath, [...nodeFlags, ...loader, script]];
   const child = spawn(command, args, {
     cwd: ROOT,
     env: childEnv,
