@@ -1,7 +1,9 @@
 // address_http: POST /v1/address through the whole server (auth, rate limit, validation, quota-free unmetered key,
-// worker pool) on the real Paris index, against the bare node:http baseline from the same run. The server is the
-// compiled program `npm start` runs (lib/compiled.ts). Also the time from process start to ready with Paris already
-// indexed.
+// worker pool) on the real Paris index, against the bare node:http baseline. The server is the compiled program
+// `npm start` runs (lib/compiled.ts). `address_http_testmode`: the same server and route with a test key, which answers
+// without matching or worker pool, so that the two lines tell the HTTP stack's share of the gap from the matching's.
+// Baseline, live and test-mode loads take turns for BENCH_ROUNDS rounds (lib/rounds.ts); each line is its median round.
+// Also the time from process start to ready with Paris already indexed.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -9,20 +11,13 @@ import { formatLoad, load } from "./lib/load.ts";
 import { createKeyWithCli, startChildServer } from "../test/helpers/process.ts";
 import { tempDir } from "../test/helpers/temp_dir.ts";
 import { parisFileOrSkip } from "./lib/paris.ts";
-import { measureBaseline } from "./lib/baseline.ts";
+import { type RunningBaseline, startBaseline } from "./lib/baseline.ts";
+import { medianRound, type Round } from "./lib/rounds.ts";
 import { COMPILED_MAIN, ensureCompiled } from "./lib/compiled.ts";
 
 const PARIS_DIR = dirname(parisFileOrSkip("address_http"));
 const durationMs = Number(process.env.BENCH_DURATION_MS ?? 3000);
-
-const baseline = await measureBaseline(
-  {
-    path: "/v1/address",
-    body: JSON.stringify({ line: "150 rue de rivoli 75001 paris" }),
-    headers: { "content-type": "application/json", authorization: "Bearer vrai_live_0123456789abcdefghijkl" },
-  },
-  durationMs,
-);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 
 ensureCompiled();
 const state = tempDir("vrai-bench-address-");
@@ -50,7 +45,13 @@ await first.stop();
 const started = performance.now();
 const api = await startChildServer(COMPILED_MAIN, { env, compiled: true, readyPath: "/readyz", keepOutput: false });
 const startMs = performance.now() - started;
+let bare: RunningBaseline | undefined;
 try {
+  bare = await startBaseline({
+    path: "/v1/address",
+    body: JSON.stringify({ line: "150 rue de rivoli 75001 paris" }),
+    headers: { "content-type": "application/json", authorization: "Bearer vrai_live_0123456789abcdefghijkl" },
+  });
   const key = await createKeyWithCli(env, ["--account", "bench", "--plan", "bench"]);
   const lines = [
     "150 rue de rivoli 75001 paris",
@@ -62,22 +63,44 @@ try {
     "12 rue des Zorglubs Imaginaires, 75001 Paris",
     "9999 rue de Rivoli 75001 Paris",
   ].map((line) => JSON.stringify({ line }));
-  const result = await load({
-    url: api.url,
-    method: "POST",
-    path: "/v1/address",
-    body: lines,
-    durationMs,
-    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-    serverPid: api.child.pid,
-  });
-  console.log(
-    formatLoad("address_http", result, baseline, {
-      start_to_ready_ms: Math.round(startMs),
-      baseline_req_s: Math.round(baseline.reqPerSec),
-    }),
-  );
+  const testKey = await createKeyWithCli(env, ["--account", "bench", "--plan", "bench", "--mode", "test"]);
+  const testLine = JSON.stringify({ line: "1 Rue Deliverable, 00000 Testville" });
+  const callWith = (authorization: string, body: string | string[], warmupMs: number | undefined) =>
+    load({
+      url: api.url,
+      method: "POST",
+      path: "/v1/address",
+      body,
+      durationMs,
+      warmupMs,
+      headers: { "content-type": "application/json", authorization },
+      serverPid: api.child.pid,
+    });
+  const live: Round[] = [];
+  const testMode: Round[] = [];
+  for (let round = 0; round < rounds; round++) {
+    // Each side warms up in the first round only: the later ones measure a warm server, as the first does.
+    const warmupMs = round === 0 ? undefined : 0;
+    const baseline = await bare.measure(durationMs, warmupMs);
+    live.push({ baseline, result: await callWith(`Bearer ${key}`, lines, warmupMs) });
+    testMode.push({ baseline, result: await callWith(`Bearer ${testKey}`, testLine, warmupMs) });
+  }
+  for (const [name, measured] of [
+    ["address_http", live],
+    ["address_http_testmode", testMode],
+  ] as const) {
+    const { round, range } = medianRound(measured);
+    console.log(
+      formatLoad(name, round.result, round.baseline, {
+        vs_baseline_range: range,
+        rounds,
+        baseline_req_s: Math.round(round.baseline.reqPerSec),
+        ...(name === "address_http" ? { start_to_ready_ms: Math.round(startMs) } : {}),
+      }),
+    );
+  }
 } finally {
   await api.stop();
+  await bare?.stop();
   state.remove();
 }

@@ -3,13 +3,32 @@
 import { load, type LoadResult } from "./load.ts";
 import { startChildServer } from "../../test/helpers/process.ts";
 
-export async function measureBaseline(
-  request: { path: string; body: string; headers: Record<string, string> },
-  durationMs: number,
-): Promise<LoadResult> {
+export interface BaselineRequest {
+  path: string;
+  body: string;
+  headers: Record<string, string>;
+}
+
+export interface RunningBaseline {
+  /** One load of `durationMs` on the bare server; `warmupMs` as load() takes it (its default when unset). */
+  measure(durationMs: number, warmupMs?: number): Promise<LoadResult>;
+  stop(): Promise<void>;
+}
+
+/** Starts the bare server, for benches that measure it several times, between their own loads. */
+export async function startBaseline(request: BaselineRequest): Promise<RunningBaseline> {
   const bare = await startChildServer("bench/lib/bare_server.ts", { readyPath: "/", keepOutput: false });
+  return {
+    measure: (durationMs, warmupMs) =>
+      load({ url: bare.url, method: "POST", durationMs, warmupMs, serverPid: bare.child.pid, ...request }),
+    stop: () => bare.stop(),
+  };
+}
+
+export async function measureBaseline(request: BaselineRequest, durationMs: number): Promise<LoadResult> {
+  const bare = await startBaseline(request);
   try {
-    return await load({ url: bare.url, method: "POST", durationMs, serverPid: bare.child.pid, ...request });
+    return await bare.measure(durationMs);
   } finally {
     await bare.stop();
   }
