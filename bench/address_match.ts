@@ -23,6 +23,7 @@ import { Reference } from "../src/address/reference/reference.ts";
 import { createMatchPool } from "../src/address/pool.ts";
 import { createAddressService } from "../src/address/service.ts";
 import { buildEvalSet } from "./lib/eval_set.ts";
+import { medianBy } from "./lib/rounds.ts";
 import { parisFileOrSkip } from "./lib/paris.ts";
 
 const threadsOf = () => Number(process.env.WORKERS ?? availableParallelism());
@@ -160,7 +161,7 @@ try {
   // The pool against this thread, in rounds that take turns: one pass over the queries here, then one through the
   // saturated pool, so that the machine's drift moves both sides of a round's ratio alike (as bench/lib/rounds.ts).
   // The pool's figures are those of the median round.
-  const turns: Array<{ inThread: number; pool: number; ratio: number }> = [];
+  const turns: Array<{ inThread: number; pool: number }> = [];
   for (let r = 0; r < rounds; r++) {
     const threadStart = performance.now();
     for (const q of queries) matcher.match(q);
@@ -168,18 +169,16 @@ try {
     const poolStart = performance.now();
     await Promise.all(queries.map((q) => service.verify(q)));
     const pool = queries.length / ((performance.now() - poolStart) / 1000);
-    turns.push({ inThread, pool, ratio: pool / threads / inThread });
+    turns.push({ inThread, pool });
   }
-  turns.sort((a, b) => a.ratio - b.ratio);
-  const median = turns[Math.floor(turns.length / 2)]!;
-  const percent = (ratio: number) => Math.round(100 * ratio);
+  const { median, range } = medianBy(turns, (turn) => turn.pool / threads / turn.inThread);
   await service.close();
 
   console.log(
     `address_match n=${queries.length * rounds} threads=${threads} ops_s_per_thread=${Math.round((queries.length * rounds) / elapsed)} ` +
       `p50_us=${(quantile(lat, 0.5) * 1000).toFixed(1)} p99_us=${(quantile(lat, 0.99) * 1000).toFixed(1)} ` +
       `pool_ops_s=${Math.round(median.pool)} pool_ops_s_per_thread=${Math.round(median.pool / threads)} ` +
-      `pool_vs_in_thread=${percent(median.ratio)}% pool_vs_in_thread_range=${percent(turns[0]!.ratio)}-${percent(turns[turns.length - 1]!.ratio)}% ` +
+      `pool_vs_in_thread=${Math.round((100 * median.pool) / threads / median.inThread)}% pool_vs_in_thread_range=${range} ` +
       `pool_round_in_thread_ops_s=${Math.round(median.inThread)} ` +
       `closed_loop_${inflight}_ops_s=${Math.round(closedOps)} ` +
       `pool_p50_ms=${quantile(poolLat, 0.5).toFixed(2)} pool_p99_ms=${quantile(poolLat, 0.99).toFixed(2)} ` +

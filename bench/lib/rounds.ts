@@ -9,15 +9,19 @@ export interface Round {
   baseline: LoadResult;
 }
 
-const ratio = (round: Round) => round.result.reqPerSec / round.baseline.reqPerSec;
-
-/** The median round by ratio to its baseline, and the ratios' range as `lo-hi%`. */
-export function medianRound(rounds: readonly Round[]): { round: Round; range: string } {
+/** The median of `rounds` by `ratioOf`, and the ratios' range as `lo-hi%`. */
+export function medianBy<T>(rounds: readonly T[], ratioOf: (round: T) => number): { median: T; range: string } {
   if (rounds.length === 0) throw new RangeError("Cannot pick a median round: no round was measured");
-  const sorted = [...rounds].sort((a, b) => ratio(a) - ratio(b));
-  const percent = (round: Round) => Math.round(ratio(round) * 100);
+  const sorted = [...rounds].sort((a, b) => ratioOf(a) - ratioOf(b));
+  const percent = (round: T) => Math.round(ratioOf(round) * 100);
   return {
-    round: sorted[Math.floor(sorted.length / 2)]!,
+    median: sorted[Math.floor(sorted.length / 2)]!,
     range: `${percent(sorted[0]!)}-${percent(sorted[sorted.length - 1]!)}%`,
   };
+}
+
+/** The round whose ratio to its own baseline is the median, and the range of the rounds' ratios. */
+export function medianRound(rounds: readonly Round[]): { round: Round; range: string } {
+  const { median, range } = medianBy(rounds, (round) => round.result.reqPerSec / round.baseline.reqPerSec);
+  return { round: median, range };
 }
