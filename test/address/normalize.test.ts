@@ -109,6 +109,17 @@ test("boundedDistance() counts edits and transpositions, and gives up past the b
   assert.equal(boundedDistance(a, b, { aStart: 3, aEnd: 9, bStart: 0, bEnd: 6, max: 1 }), 0);
 });
 
+test("stringDistance() reads latin1 words of any length, a long one before a short one", () => {
+  // Its buffers are reused and grow on a long word: what a longer word left behind must not count.
+  const long = "faubourg saint honore ".repeat(5);
+  assert.equal(stringDistance(long, `${long}x`, 2), 1);
+  assert.equal(stringDistance(long, long.replace("honore", "honroe"), 2), 1);
+  assert.equal(stringDistance("sain", "saint", 1), 1);
+  assert.equal(stringDistance("des", "de", 1), 1);
+  assert.equal(stringDistance("côte", "cote", 1), 1);
+  assert.equal(stringDistance("côte", "côte", 1), 0);
+});
+
 test("maxEdits() allows a handful of edits, fewer on short names", () => {
   assert.deepEqual([3, 4, 7, 8, 12, 13, 18, 19, 40].map(maxEdits), [0, 1, 1, 2, 2, 3, 3, 4, 4]);
 });

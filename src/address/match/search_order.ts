@@ -13,9 +13,9 @@ import {
   fuzzyStreets,
   nameWordsOf,
   prepareQuery,
-  sameName,
   type StreetHit,
   type StreetQuery,
+  streetsNamedAs,
   stretchIsClear,
 } from "./street_search.ts";
 
@@ -89,9 +89,7 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
       // same name: a typo and a wrong arrondissement together (issue 14, item 3).
       if (!hasNumber(hit)) {
         for (const other of scoped.slice(i + 1)) {
-          const there = fuzzyStreets(q, other.scopes, { maxEdits: hit.scores.name, beyondBudget: true }).find(
-            (h) => sameName(h, hit) && hasNumber(h),
-          );
+          const there = streetsNamedAs(hit, other.scopes).find(hasNumber);
           if (there) return { hit: there, tier: other.tier, fuzzy: there.scores.name > 0 };
         }
       }

@@ -284,6 +284,25 @@ export function stretchIsClear(q: StreetQuery, scopes: readonly CommuneScope[], 
   return rivals.every((h) => sameName(h, winner));
 }
 
+/** The streets of these scopes that carry the hit's own key (same type and name), scored as the hit: the same name is
+ *  the same distance from the query. A hash probe, where a fuzzy scan of every commune of the scopes would find the
+ *  same streets among all the others. */
+export function streetsNamedAs(hit: StreetHit, scopes: readonly CommuneScope[]): StreetHit[] {
+  const { st, blob } = hit.index;
+  const off = st.stKeyOff[hit.street]!;
+  const key = blob.subarray(off, off + st.stKeyLen[hit.street]!);
+  const out: StreetHit[] = [];
+  const ids: number[] = [];
+  for (const { index, communes } of scopes) {
+    ids.length = 0;
+    index.byKey(key, ids);
+    for (const street of ids) {
+      if (communes.includes(index.st.stCommune[street]!)) out.push({ ...hit, index, street });
+    }
+  }
+  return out;
+}
+
 /** Two hits carry the same street key (same type and name), in one index or two. */
 export function sameName(a: StreetHit, b: StreetHit): boolean {
   const ak = a.index.st.stKeyLen[a.street]!;
