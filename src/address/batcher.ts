@@ -1,7 +1,7 @@
 // Adaptive batching in front of the pool. A match costs tens of microseconds; a piscina hand-over costs the main thread
 // a structured clone each way and two wake-ups (the thread's, then its answer's), which on a busy machine cost as much
 // as the match or more, and the main thread also parses and answers every HTTP request. So the batcher keeps at most
-// `maxInFlight` batches in the pool (one per thread: service.ts) and lets the calls that arrive meanwhile queue; when
+// `maxInFlight` batches in the pool (two per thread: pool.ts) and lets the calls that arrive meanwhile queue; when
 // a batch comes back, everything queued leaves at once, shared out over the free slots. Batches grow with the load by
 // themselves: on an idle server a lone call leaves at the next turn of the event loop (setImmediate), on a busy one a
 // hand-over carries as many calls as arrived while the threads worked.

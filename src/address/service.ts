@@ -20,7 +20,7 @@ import {
   type ImportStatus,
 } from "./index_status.ts";
 import { INDEX_FILE, type LoadedIndex, MISSING_INDEX_FIX, readIndexes } from "./load.ts";
-import { createMatchPool } from "./pool.ts";
+import { BATCHES_PER_THREAD, createMatchPool } from "./pool.ts";
 import { cachedReference } from "./reference/compile.ts";
 import type { AddressInput, AddressVerification } from "./types.ts";
 
@@ -326,7 +326,7 @@ export function startAddressService(config: Config, options: AddressServiceOptio
       if (closed) throw new Error("Cannot verify address: the address service is closed");
       return (engine ?? (await engineStarted)).run(inputs);
     },
-    { maxInFlight: workers },
+    { maxInFlight: workers * BATCHES_PER_THREAD },
   );
 
   return {
