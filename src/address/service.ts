@@ -82,7 +82,8 @@ async function startEngine(
     }
   };
   try {
-    // One task per thread before answering, so that the first requests do not pay the workers' start.
+    // A task per thread before answering, so that the first requests do not pay a worker's start. Piscina gives each
+    // to a ready thread, possibly the same one twice: the others are ready soon after and take calls from then on.
     await Promise.all(Array.from({ length: threads }, () => run([])));
   } catch (err) {
     await pool.destroy();
