@@ -171,14 +171,15 @@ try {
     const pool = queries.length / ((performance.now() - poolStart) / 1000);
     turns.push({ inThread, pool });
   }
-  const { median, range } = medianBy(turns, (turn) => turn.pool / threads / turn.inThread);
+  const poolVsInThread = (turn: (typeof turns)[number]) => turn.pool / threads / turn.inThread;
+  const { median, range } = medianBy(turns, poolVsInThread);
   await service.close();
 
   console.log(
     `address_match n=${queries.length * rounds} threads=${threads} ops_s_per_thread=${Math.round((queries.length * rounds) / elapsed)} ` +
       `p50_us=${(quantile(lat, 0.5) * 1000).toFixed(1)} p99_us=${(quantile(lat, 0.99) * 1000).toFixed(1)} ` +
       `pool_ops_s=${Math.round(median.pool)} pool_ops_s_per_thread=${Math.round(median.pool / threads)} ` +
-      `pool_vs_in_thread=${Math.round((100 * median.pool) / threads / median.inThread)}% pool_vs_in_thread_range=${range} ` +
+      `pool_vs_in_thread=${Math.round(100 * poolVsInThread(median))}% pool_vs_in_thread_range=${range} ` +
       `pool_round_in_thread_ops_s=${Math.round(median.inThread)} ` +
       `closed_loop_${inflight}_ops_s=${Math.round(closedOps)} ` +
       `pool_p50_ms=${quantile(poolLat, 0.5).toFixed(2)} pool_p99_ms=${quantile(poolLat, 0.99).toFixed(2)} ` +
