@@ -72,6 +72,8 @@ export async function startTestServer(t: TestContext, options: StartOptions = {}
   t.after(async () => {
     for (const stop of stops.reverse()) await stop();
     await server.close(1000);
+    // An engine the test built here is closed here too: no probe or pooled SMTP connection outlives the test.
+    await (engines.email as { close?: () => Promise<void> } | undefined)?.close?.();
     await core.db.close();
     await db.dispose();
   });
