@@ -1,0 +1,101 @@
+// The test runner over fixture test files written here: a file killed by a signal once is run again and the run
+// passes; a file killed every time, a failed test, or a failed test beside a crash fails the run, with no second try
+// of the failed file. The fixtures kill themselves with SIGKILL (as a crash would with SIGABRT, without a core file).
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { sortFailures } from "./run.ts";
+import { tempDir } from "../helpers/temp_dir.ts";
+
+const RUNNER = fileURLToPath(new URL("./run.ts", import.meta.url));
+
+const FIXTURES = {
+  // Passes its tests, then dies, unless the marker file exists; makes the marker first.
+  "crash_once.test.mjs": `
+    import { test } from "node:test";
+    import { existsSync, writeFileSync } from "node:fs";
+    const marker = process.env.CRASH_MARKER;
+    test("passes", () => {});
+    test("dies the first time", async () => {
+      if (existsSync(marker)) return;
+      writeFileSync(marker, "");
+      process.kill(process.pid, "SIGKILL");
+      await new Promise(() => {});
+    });`,
+  "crash_always.test.mjs": `
+    import { test } from "node:test";
+    test("dies", async () => { process.kill(process.pid, "SIGKILL"); await new Promise(() => {}); });`,
+  "fails.test.mjs": `
+    import { test } from "node:test";
+    import assert from "node:assert/strict";
+    test("fails", () => assert.equal(1, 2));`,
+  "passes.test.mjs": `
+    import { test } from "node:test";
+    test("passes", () => {});`,
+};
+
+async function run(files: Array<keyof typeof FIXTURES>): Promise<{ status: number; out: string; marker: string }> {
+  const dir = tempDir("vrai-runner-");
+  for (const [name, text] of Object.entries(FIXTURES)) writeFileSync(join(dir.path, name), text);
+  const marker = join(dir.path, "crashed-once");
+  try {
+    // Not inside this test's own node:test context (NODE_TEST_CONTEXT), nor its coverage: a runner of its own.
+    const { NODE_TEST_CONTEXT: _, NODE_V8_COVERAGE: __, ...env } = process.env;
+    const child = spawn(process.execPath, ["--import", "tsx", RUNNER, ...files.map((f) => join(dir.path, f))], {
+      env: { ...env, CRASH_MARKER: marker },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (chunk) => (out += chunk));
+    child.stderr.on("data", (chunk) => (out += chunk));
+    const status = await new Promise<number>((resolve) => child.on("close", (code) => resolve(code ?? 1)));
+    return { status, out, marker: existsSync(marker) ? "made" : "absent" };
+  } finally {
+    dir.remove();
+  }
+}
+
+test("a file killed by a signal once is run again, said so, and the run passes", async () => {
+  const { status, out, marker } = await run(["passes.test.mjs", "crash_once.test.mjs"]);
+  assert.equal(marker, "made", out);
+  assert.match(out, /crash_once\.test\.mjs \(killed by SIGKILL\): the test process died from a signal/);
+  assert.match(out, /the second run of \S*crash_once\.test\.mjs passed; the suite passes/);
+  assert.equal(status, 0, out);
+});
+
+test("a file killed by a signal on the second run too fails the run", async () => {
+  const { status, out } = await run(["crash_always.test.mjs"]);
+  assert.match(out, /running that file once more/);
+  assert.match(out, /the second run of \S*crash_always\.test\.mjs failed too; the suite fails/);
+  assert.notEqual(status, 0);
+});
+
+test("a failed test fails the run at once, even beside a crash: no second run", async () => {
+  for (const files of [["fails.test.mjs"], ["fails.test.mjs", "crash_once.test.mjs"]] as const) {
+    const { status, out } = await run([...files]);
+    assert.notEqual(status, 0, files.join(" "));
+    assert.doesNotMatch(out, /once more/, files.join(" "));
+  }
+});
+
+test("sortFailures() counts a file as crashed only when a signal is its only failure", () => {
+  const cwd = process.cwd();
+  assert.deepEqual(
+    sortFailures([
+      { file: join(cwd, "a.test.ts"), name: "a.test.ts", signal: "SIGABRT" },
+      { file: join(cwd, "b.test.ts"), name: "fails", signal: null },
+      { file: join(cwd, "b.test.ts"), name: "b.test.ts", signal: "SIGSEGV" },
+      { file: "c.test.ts", name: "c.test.ts", signal: "SIGTRAP" },
+    ]),
+    {
+      crashed: [
+        { file: "a.test.ts", signal: "SIGABRT" },
+        { file: "c.test.ts", signal: "SIGTRAP" },
+      ],
+      failed: ["b.test.ts: fails", "b.test.ts: killed by SIGSEGV"],
+    },
+  );
+});

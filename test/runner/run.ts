@@ -1,0 +1,113 @@
+// `npm test`'s runner: node:test over the files it is given, one file at a time, spec output. A test file whose process
+// is killed by a signal (a native crash, not a failed test) is run once more, loudly; every other failure fails the run.
+//
+// Why: the embedded database's WebAssembly has crashed V8 in worker teardown now and then (nodejs/node#47748,
+// nodejs/node#64500, electric-sql/pglite#1053; docs/decisions.md "Native crashes in tests"), once in some dozens of
+// suite runs, in a different file each time, after that file's tests had passed. Such a crash says nothing about the
+// file's tests, and it cannot be fixed here; a second run of the file tells a rare crash from a file that crashes.
+// A file whose tests fail is never run again, nor is a run with more than MAX_CRASHED_FILES crashed files.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+/** More crashed files than this in one run is not a rare crash: the run fails without a second try. */
+const MAX_CRASHED_FILES = 2;
+
+const REPORTER = fileURLToPath(new URL("./crash_reporter.mjs", import.meta.url));
+
+/** A line of crash_reporter.mjs: one failure reported by node:test. */
+export interface FailureLine {
+  /** The test file, as node:test names it. */
+  file: string | undefined;
+  name: string;
+  /** The signal that killed the file's process; null for any other failure. */
+  signal: string | null;
+}
+
+export interface Failures {
+  /** Files whose process a signal killed, and which had no other failure. */
+  crashed: Array<{ file: string; signal: string }>;
+  /** Every other failure, as "file: test name". */
+  failed: string[];
+}
+
+/** Sorts the reporter's lines into crashed files and other failures (a file with both counts as failed). */
+export function sortFailures(lines: FailureLine[]): Failures {
+  const failedFiles = new Set<string>();
+  const failed: string[] = [];
+  const signals = new Map<string, string>();
+  for (const line of lines) {
+    const file = line.file === undefined ? "(no file)" : relative(process.cwd(), line.file);
+    if (line.signal !== null) signals.set(file, line.signal);
+    else {
+      failedFiles.add(file);
+      failed.push(`${file}: ${line.name}`);
+    }
+  }
+  const crashed = [...signals].filter(([file]) => !failedFiles.has(file)).map(([file, signal]) => ({ file, signal }));
+  for (const [file, signal] of signals) if (failedFiles.has(file)) failed.push(`${file}: killed by ${signal}`);
+  return { crashed, failed };
+}
+
+/** One `node --test` run of `files`; resolves with its exit status and the failures the reporter wrote. */
+async function runTests(files: string[]): Promise<{ status: number; failures: Failures }> {
+  const dir = mkdtempSync(join(tmpdir(), "vrai-test-run-"));
+  const failuresFile = join(dir, "failures.jsonl");
+  try {
+    const args = [
+      "--import",
+      "tsx",
+      "--test",
+      "--test-concurrency=1",
+      "--test-reporter=spec",
+      "--test-reporter-destination=stdout",
+      `--test-reporter=${REPORTER}`,
+      `--test-reporter-destination=${failuresFile}`,
+      ...files,
+    ];
+    const child = spawn(process.execPath, args, { stdio: "inherit" });
+    const status = await new Promise<number>((done) => {
+      child.on("close", (code, signal) => done(code ?? (signal ? 1 : 0)));
+    });
+    let text = "";
+    try {
+      text = readFileSync(failuresFile, "utf8");
+    } catch {
+      // No line written: no failure was reported (or the runner itself died, which the status tells).
+    }
+    const lines = text
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as FailureLine);
+    return { status, failures: sortFailures(lines) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(files: string[]): Promise<number> {
+  if (files.length === 0) {
+    console.error("Cannot run the tests: give the test files as arguments");
+    return 2;
+  }
+  const first = await runTests(files);
+  if (first.status === 0) return 0;
+  const { crashed, failed } = first.failures;
+  if (failed.length > 0 || crashed.length === 0 || crashed.length > MAX_CRASHED_FILES) return first.status;
+  const names = crashed.map((c) => `${c.file} (killed by ${c.signal})`).join(", ");
+  console.log(
+    `\n=== test runner: ${names}: the test process died from a signal, not from a failed test; ` +
+      'running that file once more (docs/decisions.md, "Native crashes in tests")\n',
+  );
+  const second = await runTests(crashed.map((c) => resolve(c.file)));
+  console.log(
+    second.status === 0
+      ? `\n=== test runner: the second run of ${crashed.map((c) => c.file).join(", ")} passed; the suite passes`
+      : `\n=== test runner: the second run of ${crashed.map((c) => c.file).join(", ")} failed too; the suite fails`,
+  );
+  return second.status;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) process.exitCode = await main(process.argv.slice(2));
