@@ -10,7 +10,7 @@
 // again at growing intervals whatever the file system says. The STATE_DIR lock belongs to this process throughout.
 import type postgres from "postgres";
 import { Worker } from "node:worker_threads";
-import { rmSync, statfsSync } from "node:fs";
+import { existsSync, rmSync, statfsSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../log.ts";
 import { workerModule } from "../paths.ts";
@@ -19,6 +19,7 @@ import { makeOwnerOnly, restrictUmask, secureStateDir } from "./owner_only.ts";
 import { lockStateDir } from "./state_dir_lock.ts";
 import { canWrite, DISK_FULL_SQLSTATE, DiskFullWatch } from "./disk_full.ts";
 import type { EmbeddedWorkerData, WorkerReport } from "./pglite_worker.ts";
+import type { InitdbWorkerData } from "./pglite_initdb_worker.ts";
 import { pgliteModules } from "./pglite_modules.ts";
 
 /** PGlite's WAL segment (wal_segment_size): the room a full disk must give back before the database can go on. */
@@ -26,6 +27,8 @@ export const WAL_SEGMENT_BYTES = 16 * 1024 * 1024;
 
 /** PGlite's worker thread: compiled, or through tsx from source (paths.ts). */
 const pgliteWorker = workerModule("src/store/pglite_worker.ts");
+/** The thread that makes a new STATE_DIR's database and ends (pglite_initdb_worker.ts). */
+const initdbWorker = workerModule("src/store/pglite_initdb_worker.ts");
 
 export interface EmbeddedDatabase {
   sql: postgres.Sql;
@@ -66,29 +69,23 @@ function freeBytes(dir: string): number {
   return stats.bavail * stats.bsize;
 }
 
-/** Starts PGlite on `stateDir` in a new worker and resolves once it serves its socket. */
-async function startWorker(stateDir: string, socketPath: string, timeoutMs: number): Promise<Worker> {
-  rmSync(socketPath, { force: true }); // left by a process, or a worker, that died
-  const modules = await pgliteModules();
-  const workerData: EmbeddedWorkerData & typeof pgliteWorker.workerData = {
-    ...pgliteWorker.workerData,
-    dataDir: join(stateDir, "pgdata"),
-    socketPath,
-    modules,
-  };
-  const worker = new Worker(pgliteWorker.filename, { workerData });
+/**
+ * Resolves once `worker` did what it was started for: sent "ready" (it serves its socket), or ended with code 0 (it
+ * made the database). Terminates it and rejects when it fails, ends otherwise, or takes longer than `timeoutMs`.
+ */
+async function outcomeOf(worker: Worker, awaited: "ready" | "ended", timeoutMs: number, what: string): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    await new Promise<void>((ready, fail) => {
+    await new Promise<void>((done, fail) => {
       worker.once("error", fail);
       worker.once("exit", (code) =>
-        fail(new Error(`Cannot start the embedded database: its worker exited with code ${code}`)),
+        awaited === "ended" && code === 0
+          ? done()
+          : fail(new Error(`Cannot ${what}: its worker exited with code ${code}`)),
       );
-      worker.once("message", (message: { type: string }) => message.type === "ready" && ready());
-      timer = setTimeout(
-        () => fail(new Error(`Cannot start the embedded database: not open after ${timeoutMs} ms`)),
-        timeoutMs,
-      );
+      if (awaited === "ready")
+        worker.once("message", (message: { type: string }) => message.type === "ready" && done());
+      timer = setTimeout(() => fail(new Error(`Cannot ${what}: not done after ${timeoutMs} ms`)), timeoutMs);
     });
   } catch (error) {
     await worker.terminate();
@@ -96,6 +93,36 @@ async function startWorker(stateDir: string, socketPath: string, timeoutMs: numb
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Makes the database of a directory without one (no PG_VERSION) in a thread of its own; resolves once it ended. */
+async function initializeDataDir(dataDir: string, timeoutMs: number): Promise<void> {
+  if (existsSync(join(dataDir, "PG_VERSION"))) return;
+  const workerData: InitdbWorkerData & typeof initdbWorker.workerData = {
+    ...initdbWorker.workerData,
+    dataDir,
+    modules: await pgliteModules(),
+  };
+  const worker = new Worker(initdbWorker.filename, { workerData });
+  await outcomeOf(worker, "ended", timeoutMs, "make the embedded database");
+}
+
+/** Starts PGlite on `stateDir` in a new worker and resolves once it serves its socket. */
+async function startWorker(stateDir: string, socketPath: string, timeoutMs: number): Promise<Worker> {
+  rmSync(socketPath, { force: true }); // left by a process, or a worker, that died
+  const dataDir = join(stateDir, "pgdata");
+  const started = performance.now();
+  await initializeDataDir(dataDir, timeoutMs);
+  const workerData: EmbeddedWorkerData & typeof pgliteWorker.workerData = {
+    ...pgliteWorker.workerData,
+    dataDir,
+    socketPath,
+    modules: await pgliteModules(),
+  };
+  const worker = new Worker(pgliteWorker.filename, { workerData });
+  // One bound on making the database and opening it.
+  const left = Math.max(1, timeoutMs - (performance.now() - started));
+  await outcomeOf(worker, "ready", left, "start the embedded database");
   forget(worker);
   // PGlite writes its files 0666 whatever the umask: they are its own, so no warning.
   makeOwnerOnly(stateDir);
