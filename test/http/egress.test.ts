@@ -88,7 +88,8 @@ test("Prefer: wait=2 on a tarpit answers within 2 s with Preference-Applied, on 
     assert.equal(response.headers.get("preference-applied"), "wait=2");
     const email = path === "/v1/email" ? body : body.signals.email;
     assert.deepEqual([email.verdict, email.reasons], ["unknown", ["probe_timeout"]], JSON.stringify(body));
-    assert.ok(elapsed >= 1950 && elapsed < 2150, `${path} answered after ${Math.round(elapsed)} ms`);
+    // At the budget, not at PROBE_TIMEOUT_MS (8 s) or EMAIL_DEADLINE_MS (10 s); the slack is for a busy machine.
+    assert.ok(elapsed >= 1950 && elapsed < 2500, `${path} answered after ${Math.round(elapsed)} ms`);
   }
 });
 
