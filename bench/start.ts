@@ -5,10 +5,10 @@
 //   and the resident memory of the server process once ready (threads included).
 //   npx tsx bench/start.ts            (env: START_ROUNDS=3)
 import { spawn } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { ROOT } from "../test/helpers/process.ts";
+import { ROOT, rssMb } from "../test/helpers/process.ts";
 import { tempDir } from "../test/helpers/temp_dir.ts";
 import { parisFileOrSkip } from "./lib/paris.ts";
 import { COMPILED_MAIN, ensureCompiled } from "./lib/compiled.ts";
@@ -44,11 +44,6 @@ async function firstOk(url: string, since: number, limitMs: number): Promise<num
     }
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-}
-
-function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").match(/^VmRSS:\s+(\d+) kB/m);
-  return line ? Number(line[1]) / 1024 : Number.NaN;
 }
 
 interface Sample {

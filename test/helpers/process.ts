@@ -2,6 +2,7 @@
 // "started" line) and `src/cli/keys.ts`, as a user runs them. A server listens on port 0 and reports the port it got
 // in its "started" log line, so two servers never race for a port picked in advance.
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import type { TestContext } from "node:test";
 import { eventually } from "./eventually.ts";
 
@@ -238,4 +239,10 @@ export function readyzOk(url: string, timeoutMs = 60_000): Promise<{ status: num
     },
     { until: (r) => r.status === 200, timeoutMs, intervalMs: 200 },
   );
+}
+
+/** A process's resident memory in MB, from /proc (Linux); NaN where it cannot be read. */
+export function rssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8").match(/^VmRSS:\s+(\d+) kB/m);
+  return line ? Number(line[1]) / 1024 : Number.NaN;
 }

@@ -2,19 +2,13 @@
 // the same STATE_DIR does: initdb's WebAssembly memory, about 500 MB, stayed in the database thread until a garbage
 // collection that an idle thread may never run (pglite_initdb_worker.ts).
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { eventually } from "../helpers/eventually.ts";
-import { startServerProcess } from "../helpers/process.ts";
+import { rssMb, startServerProcess } from "../helpers/process.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
 
 /** What a first start may hold beyond a restart: initdb's thread gives back all but its allocator's arenas. */
 const MARGIN_MB = 200;
-
-function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").match(/^VmRSS:\s+(\d+) kB/m);
-  return Number(line![1]) / 1024;
-}
 
 async function readyRss(t: Parameters<typeof startServerProcess>[0], stateDir: string): Promise<number> {
   const server = await startServerProcess(t, { STATE_DIR: stateDir });
