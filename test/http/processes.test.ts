@@ -9,7 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { openDatabase } from "../../src/store/db.ts";
 import { createKey } from "../../src/auth/key_store.ts";
 import { testDatabase, urlWithSchema } from "../helpers/database.ts";
-import { runKeysCli, startServerProcess } from "../helpers/process.ts";
+import { readyzOk, runKeysCli, startServerProcess } from "../helpers/process.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { KEY_CACHE_TTL_MS } from "../../src/auth/key_cache.ts";
 
@@ -128,6 +128,8 @@ test("two processes sharing one PostgreSQL charge the quota exactly", async (t) 
   await setup.close();
   const env = { DATABASE_URL: urlWithSchema(db.schema!), PLANS_FILE: plansFile };
   const [a, b] = await Promise.all([startServerProcess(t, env), startServerProcess(t, env)]);
+  // Each process listens before its database is ready (calls answer 503 until then): the race is on the quota only.
+  await Promise.all([readyzOk(a.url), readyzOk(b.url)]);
   const statuses = await Promise.all(
     Array.from({ length: 80 }, (_, i) =>
       post(i % 2 ? a.url : b.url, key, "/v1/email", { email: "jane@gmial.com" }).then((r) => r.status),
