@@ -7,6 +7,7 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
+import { currentTurn } from "../async/end_of_turn.ts";
 import type { Logger } from "../log.ts";
 import type { App } from "./app.ts";
 import { BULK_BODY_LIMIT } from "./body.ts";
@@ -181,6 +182,7 @@ function writeResponse(req: IncomingMessage, res: ServerResponse, written: Writt
 }
 
 async function handle(app: App, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const arrival = currentTurn();
   const method = req.method ?? "GET";
   const target = originFormOf(req.url ?? "/");
   const refusal =
@@ -203,8 +205,15 @@ async function handle(app: App, req: IncomingMessage, res: ServerResponse): Prom
   });
   const response = await app.fetch(request as unknown as Request);
   if (gone) return; // the client hung up: nothing to write to
+  const written = await parts(response);
+  // Answered in the turn it arrived in: it leaves with that turn's other answers (async/end_of_turn.ts). An answer
+  // that took longer (the worker pool, a lookup) leaves at once: those already come back several together.
+  if (!arrival.ended) {
+    await arrival.end;
+    if (gone) return;
+  }
   // A body read only in part (over the ceiling) is not drained: the connection closes after the answer.
-  writeResponse(req, res, await parts(response), !req.complete);
+  writeResponse(req, res, written, !req.complete);
 }
 
 export function serve(app: App, options: ServeOptions): Promise<RunningServer> {
