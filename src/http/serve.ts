@@ -207,7 +207,8 @@ async function handle(app: App, req: IncomingMessage, res: ServerResponse): Prom
   if (gone) return; // the client hung up: nothing to write to
   const written = await parts(response);
   // Answered in the turn it arrived in: it leaves with that turn's other answers (async/end_of_turn.ts). An answer
-  // that took longer (the worker pool, a lookup) leaves at once: those already come back several together.
+  // that took longer (the worker pool, a lookup) leaves at once: holding it would only lengthen its wait, and the
+  // pool's answers already come back several together.
   if (!arrival.ended) {
     await arrival.end;
     if (gone) return;
