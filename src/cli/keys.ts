@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type Config, loadConfig } from "../config.ts";
 import { loadPlans } from "../accounts/plans.ts";
-import { openDatabase, runningServerOf } from "../store/db.ts";
+import { openDatabase, runningServerOf, waitForOpeningServer } from "../store/db.ts";
 import {
   createKey,
   listKeys,
@@ -24,8 +24,15 @@ type Command = "create" | "list" | "revoke";
 const COMMANDS: readonly Command[] = ["create", "list", "revoke"];
 
 const DATABASE_HELP = `The database is the server's: STATE_DIR (default ./state) for the embedded one, or DATABASE_URL when it is
-set. On the embedded database the command goes through the running server's socket, or opens the directory itself
-when no server holds it. Each command says on stderr which database it used.`;
+set. On the embedded database the command goes through the running server's socket (waiting for a server that is still
+opening its database), or opens the directory itself when no server holds it. Each command says on stderr which
+database it used.`;
+
+/**
+ * Longest wait for a server that holds STATE_DIR but does not serve its database yet: the server's own bound on opening
+ * it (OpenEmbeddedOptions.openTimeoutMs), after which that server gives up and exits.
+ */
+const SERVER_OPENING_WAIT_MS = 120_000;
 
 const COMMAND_HELP: Record<Command, string> = {
   create: `Usage: npm run keys -- create --account NAME [--plan PLAN] [--mode live|test] [--endpoints LIST] [--json]
@@ -187,6 +194,14 @@ async function run(argv: string[]): Promise<void> {
   if (command === "revoke" && !ref)
     throw new UsageError(`revoke needs an id, a key or a prefix\n\n${COMMAND_HELP.revoke}`);
 
+  // `npm start` takes the directory's lock before its database serves (a first start makes the database: seconds).
+  if (!config.databaseUrl) {
+    await waitForOpeningServer(resolve(config.stateDir), {
+      timeoutMs: SERVER_OPENING_WAIT_MS,
+      onWait: (pid) =>
+        console.error(`Waiting for the server (process ${pid}) to open the embedded database in ${config.stateDir}`),
+    });
+  }
   const choice = chooseDatabase(config);
   console.error(choice.line);
   const db = await openDatabase(config, { joinRunning: true, max: 1 });

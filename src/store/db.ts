@@ -244,6 +244,39 @@ export function runningServerOf(stateDir: string): { pid: number; socketPath: st
   return { pid: owner, socketPath };
 }
 
+export interface WaitForOpeningServerOptions {
+  /** Longest wait; after it the caller goes on, and opening the directory then reports its owner. */
+  timeoutMs: number;
+  /** Called once, with the owner's pid, when there is something to wait for. */
+  onWait?: (pid: number) => void;
+  /** Time between two looks at the lock and the socket. Default 100 ms. */
+  pollMs?: number;
+}
+
+/**
+ * Waits while another live process holds `stateDir` without serving its database socket: a server still opening its
+ * embedded database (a first start makes it, which takes seconds), or opening it again after a failure. The keys CLI
+ * run just after `npm start` then goes through that server, rather than failing on its lock. Resolves as soon as the
+ * socket is there or nobody holds the directory any more, and at the latest after `timeoutMs`.
+ */
+export async function waitForOpeningServer(stateDir: string, options: WaitForOpeningServerOptions): Promise<void> {
+  const { timeoutMs, onWait, pollMs = 100 } = options;
+  const socketPath = join(stateDir, SOCKET_NAME);
+  const started = performance.now();
+  let told = false;
+  for (;;) {
+    const owner = stateDirOwner(stateDir);
+    if (owner === undefined || owner === process.pid || existsSync(socketPath)) return;
+    const left = timeoutMs - (performance.now() - started);
+    if (left <= 0) return;
+    if (!told) {
+      told = true;
+      onWait?.(owner);
+    }
+    await sleep(Math.min(pollMs, left));
+  }
+}
+
 async function openEmbedded(stateDir: string, options: OpenDatabaseOptions): Promise<Database> {
   const socketPath = join(stateDir, SOCKET_NAME);
   const connect = () =>

@@ -2,10 +2,12 @@
 // database line on stderr (stdout stays clean JSON), the warning on a directory that held no database, and an
 // account's plan kept without --plan and changed, loudly, with it.
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { runKeysCli, startServerProcess } from "../helpers/process.ts";
+import { eventually } from "../helpers/eventually.ts";
+import { type CliResult, runKeysCli, startServerProcess } from "../helpers/process.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
 
 test("npm run keys -- COMMAND --help prints that command's usage, exits 0 and touches no database", async (t) => {
@@ -101,4 +103,60 @@ test("npm run keys says it goes through the running server's socket, and names a
     remote.stderr,
   );
   assert.ok(!remote.stderr.includes("s3cret"), "no password on stderr");
+});
+
+test("npm run keys waits for a server that holds STATE_DIR but does not serve its database yet", async (t) => {
+  const temp = tempDir("vrai-keys-opening-");
+  t.after(() => temp.remove());
+  const stateDir = join(temp.path, "state");
+  // A live process holds the directory's lock and serves no socket, as `npm start` does while it makes its database.
+  const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60_000)"], { stdio: "ignore" });
+  t.after(() => holder.kill("SIGKILL"));
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  writeFileSync(join(stateDir, "vrai.lock"), String(holder.pid), { mode: 0o600 });
+
+  // Once the command says it waits, the holder goes away: the command then opens the directory itself.
+  let released = false;
+  const listed = await runKeysCli({ STATE_DIR: stateDir }, ["list", "--json"], 30_000, (stderr) => {
+    if (released || !stderr.includes("Waiting for the server")) return;
+    released = true;
+    holder.kill("SIGKILL");
+  });
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.deepEqual(JSON.parse(listed.stdout), []);
+  assert.ok(
+    listed.stderr.includes(
+      `Waiting for the server (process ${holder.pid}) to open the embedded database in ${stateDir}`,
+    ),
+    listed.stderr,
+  );
+  assert.ok(listed.stderr.includes("opened directly (no running server holds it)"), listed.stderr);
+});
+
+test("npm run keys run as soon as a first npm start holds STATE_DIR goes through that server's socket", async (t) => {
+  const temp = tempDir("vrai-keys-first-start-");
+  t.after(() => temp.remove());
+  const stateDir = join(temp.path, "state");
+  const starting = startServerProcess(t, { STATE_DIR: stateDir });
+  let created: CliResult;
+  try {
+    // The lock is taken before the database is made, which takes seconds on a first start.
+    await eventually("the server to lock STATE_DIR", () => existsSync(join(stateDir, "vrai.lock")), {
+      timeoutMs: 30_000,
+    });
+    created = await runKeysCli({ STATE_DIR: stateDir }, ["create", "--account", "early", "--mode", "test", "--json"]);
+  } finally {
+    await starting; // its teardown is registered once it has started
+  }
+  const server = await starting;
+  assert.equal(created.code, 0, created.stderr);
+  assert.ok(created.stderr.includes(`through the socket of the running server (process ${server.child.pid})`));
+  const answer = await fetch(`${server.url}/v1/email`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${JSON.parse(created.stdout).key}` },
+    body: JSON.stringify({ email: "deliverable@vrai.test" }),
+  });
+  assert.equal(answer.status, 200, await answer.clone().text());
+  assert.equal((await answer.json()).verdict, "deliverable");
+  await server.stop();
 });

@@ -182,8 +182,16 @@ export interface CliResult {
   stderr: string;
 }
 
-/** `npm run keys`; a run that does not end within `timeoutMs` is killed and counts as failed (its stderr says so). */
-export function runKeysCli(env: Record<string, string>, args: string[], timeoutMs = 30_000): Promise<CliResult> {
+/**
+ * `npm run keys`; a run that does not end within `timeoutMs` is killed and counts as failed (its stderr says so).
+ * `onStderr` sees its stderr as it comes, for a test that acts while the command waits.
+ */
+export function runKeysCli(
+  env: Record<string, string>,
+  args: string[],
+  timeoutMs = 30_000,
+  onStderr?: (soFar: string) => void,
+): Promise<CliResult> {
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli/keys.ts", ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -192,7 +200,10 @@ export function runKeysCli(env: Record<string, string>, args: string[], timeoutM
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));
-  child.stderr.on("data", (chunk) => (stderr += chunk));
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+    onStderr?.(stderr);
+  });
   const timer = setTimeout(() => {
     stderr += `keys ${args[0]} did not end within ${timeoutMs / 1000} s`;
     child.kill("SIGKILL");
