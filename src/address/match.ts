@@ -9,7 +9,7 @@ import { answer, choosePostcode, DeliveryNames, normalizedAddress, placeOnly } f
 import { cityFromStreet, keepFrenchCity, numberInName } from "./match/parser_fixups.ts";
 import { PlanCache } from "./match/plan_cache.ts";
 import { numberPredicate, searchAnywhere, searchTiers, streetQuery } from "./match/search_order.ts";
-import { isFrance } from "./parse/country.ts";
+import { countryOfPostcode, isFrance } from "./parse/country.ts";
 import { type ParsedAddress, parseAddress } from "./parse/parse_address.ts";
 import type { Reference } from "./reference/reference.ts";
 import type { AddressInput, AddressReason, AddressVerification } from "./types.ts";
@@ -52,8 +52,9 @@ export class AddressMatcher {
   #match(input: AddressInput): Omit<AddressVerification, "duration_ms"> {
     // 1. Parse; what the parser cannot settle alone is settled against the reference.
     const p = parseAddress(input);
-    if (p.country !== null && p.countryFrom !== null && !isFrance(p.country)) keepFrenchCity(p, this.#ref);
+    if (p.country !== null && p.countryFrom !== null) keepFrenchCity(p, this.#ref);
     if (p.country !== null && !isFrance(p.country)) return answer(["country_not_covered"], null);
+    if (p.postcode !== null && countryOfPostcode(p.postcode) !== null) return answer(["country_not_covered"], null);
     // "43 rue de Lille" with no locality: a street the index knows whole keeps its last word ("Lille" is a commune
     // too, issue 14); otherwise trailing words that name a commune are read as the city.
     if (!this.#wholeStreetKnown(p)) cityFromStreet(p, this.#ref);

@@ -458,6 +458,61 @@ const SMALL_WORD_ROWS: Row[] = [
     verdict: "nonexistent",
     reasons: ["street_not_found"],
   },
+  // Item 5, every commune of France: those codes-postaux leaves out are uncovered, not nonexistent.
+  {
+    source: "item 5: a commune newer than codes-postaux (Celles, restored in 2025)",
+    line: "1 Place de l'Église, 15170 Celles",
+    verdict: "unknown",
+    reasons: ["postcode_not_covered"],
+  },
+  {
+    source: "item 5: a postcode La Poste gave a commune after codes-postaux' last release (La Javie, 04000)",
+    line: "1 Rue de la Gare, 04000 La Javie",
+    verdict: "unknown",
+    reasons: ["postcode_not_covered"],
+  },
+  {
+    source: "item 5: a commune whose name ends in France, as La Poste writes it",
+    line: "1 Rue de la Gare, 93290 TREMBLAY EN FRANCE",
+    verdict: "unknown",
+    reasons: ["postcode_not_covered"],
+  },
+  {
+    source: "item 5: an overseas collectivity's postcode alone (Nouméa)",
+    line: "1 Rue de Sébastopol, 98800",
+    verdict: "unknown",
+    reasons: ["missing_city", "postcode_not_covered"],
+  },
+  {
+    source: "item 5: an overseas collectivity's pair that does not go together",
+    line: "98800 Papeete",
+    verdict: "nonexistent",
+    reasons: ["missing_street", "postcode_city_mismatch"],
+  },
+  {
+    source: "issue 14 §covered: Monaco, a postcode of La Poste in another country",
+    line: "1 Avenue Princesse Grace 98000 MONACO",
+    verdict: "unknown",
+    reasons: ["country_not_covered"],
+  },
+  {
+    source: "item 6: a commune that is also a country's name, in its own segment (Grenade, Grenada)",
+    line: "30 Rue de la Gare, 31330 Grenade",
+    verdict: "unknown",
+    reasons: ["postcode_not_covered"],
+  },
+  {
+    source: "item 6: a country after a postcode in its own segment stays a country",
+    line: "Calle Mayor 5, 28001 España",
+    verdict: "unknown",
+    reasons: ["country_not_covered"],
+  },
+  {
+    source: "issue 14 §covered: Monaco's postcode without its name",
+    line: "1 Avenue Princesse Grace 98000",
+    verdict: "unknown",
+    reasons: ["country_not_covered"],
+  },
 ];
 
 const GIROMAGNY = { lat: 47.7, lon: 6.8 };

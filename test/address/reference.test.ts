@@ -42,6 +42,28 @@ describe("Reference over the packed tables", () => {
     assert.deepEqual(reference.siblings("33063"), ["33063"]);
   });
 
+  test("the postcodes codes-postaux leaves out come from decoupage-administratif, never for Paris, Lyon, Marseille", () => {
+    // Overseas collectivities: Nouméa, Papeete.
+    assert.deepEqual(reference.communesOfPostcode("98800"), ["98818"]);
+    assert.ok(reference.communesOfPostcode("98714").includes("98735"));
+    assert.deepEqual(reference.postcodesOf("98818"), ["98800"]);
+    // A commune newer than codes-postaux' last release: Celles (Cantal), restored in 2025.
+    assert.ok(reference.communesOfPostcode("15170").includes("15031"));
+    assert.equal(
+      reference.citiesNamed("Celles").some((m) => m.communes.includes("15031")),
+      true,
+    );
+    // Those three are listed under their arrondissements, the communes BAN uses.
+    for (const [postcode, parent] of [
+      ["75001", "75056"],
+      ["69001", "69123"],
+      ["13001", "13055"],
+    ])
+      assert.ok(!reference.communesOfPostcode(postcode).includes(parent), postcode);
+    // Monaco is not a French commune: 98000 stays unknown here (parse/country.ts reads it as Monaco).
+    assert.deepEqual(reference.communesOfPostcode("98000"), []);
+  });
+
   test("city names by kind, typos nationwide and among given communes, delivery names", () => {
     assert.deepEqual(reference.citiesNamed("Ajaccio"), [
       { kind: "name", communes: ["2A004"] },

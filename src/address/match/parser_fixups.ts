@@ -10,11 +10,23 @@ import { exactStreets } from "./street_search.ts";
  *  ("Saint-Germain-en-Laye" is four words once tokenised). */
 const MAX_CITY_WORDS = 4;
 
+/** A last comma segment read as a country although it is a postcode and a French city: "…, 31330 Grenade" (Grenada). */
+const POSTCODE_AND_NAME = /^(\d{5})\s+(.+)$/;
+
 /** A country read off the end of a line may be part of a French city: "10220 Bouy-Luxembourg", "Saint-Martin". */
 export function keepFrenchCity(p: ParsedAddress, ref: Reference): void {
   const country = p.country!;
+  const postcodeAndName = p.countryFrom === "segment" ? POSTCODE_AND_NAME.exec(country) : null;
   if (p.countryFrom === "words" && p.city !== null && ref.citiesNamed(`${p.city} ${country}`).length > 0) {
     p.city = `${p.city} ${country}`;
+  } else if (
+    postcodeAndName !== null &&
+    p.postcode === null &&
+    p.city === null &&
+    ref.citiesNamed(postcodeAndName[2]!).length > 0
+  ) {
+    p.postcode = postcodeAndName[1]!;
+    p.city = postcodeAndName[2]!;
   } else if (p.countryFrom === "segment" && p.city === null && ref.citiesNamed(country).length > 0) {
     p.city = country;
   } else if (

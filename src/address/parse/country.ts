@@ -84,6 +84,14 @@ export function isFrance(value: string): boolean {
   return FRANCE.has(fold(value));
 }
 
+/**
+ * The country a postcode belongs to when it is not France: La Poste delivers Monaco under postcodes of its own format
+ * (98000, commune code 99138, a foreign country's), so "…, 98000 Monaco" is an address outside France. Null otherwise.
+ */
+export function countryOfPostcode(postcode: string): string | null {
+  return /^980\d\d$/.test(postcode) ? "MC" : null;
+}
+
 /** Alpha-2 code of a country written in full at the end of a line ("…, Belgique"), or null. */
 export function countryFromName(text: string): string | null {
   const key = fold(text);

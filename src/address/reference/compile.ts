@@ -22,6 +22,7 @@ interface CommuneEntry {
   type: string;
   chefLieu?: string;
   commune?: string;
+  codesPostaux?: string[];
 }
 
 const require = createRequire(import.meta.url);
@@ -41,6 +42,9 @@ export function compileReference(): ReferenceTables {
   const pairs = cp.map(
     (e) => `${e.codePostal}|${e.codeCommune}|${e.libelleAcheminement}|${key(e.libelleAcheminement)}`,
   );
+  pairs.push(
+    ...pairsMissingFromCodesPostaux(cp, communes).map((p) => `${p.postcode}|${p.code}|${p.name}|${key(p.name)}`),
+  );
   const current: string[] = [];
   const formers: string[] = [];
   for (const c of communes) {
@@ -51,11 +55,35 @@ export function compileReference(): ReferenceTables {
   return { pairs: pairs.join("\n"), communes: current.join("\n"), formers: formers.join("\n") };
 }
 
-/** Versions of the data packages: a cached compilation is valid for exactly these. */
+/**
+ * (postcode, commune) pairs that codes-postaux does not list, from decoupage-administratif's `codesPostaux` (drawn
+ * from La Poste's base too, and published more often). Checked against La Poste's base of June 2025: codes-postaux
+ * lacked 217 of its 35,513 pairs and decoupage-administratif has 199 of them. They are the overseas collectivities
+ * (Nouméa 98800, Papeete 98714, …), communes newer than codes-postaux' last release (Celles, 15170, restored in 2025),
+ * and postcodes La Poste gave communes since (La Javie, 04000). Without them those real addresses were called
+ * nonexistent (`postcode_city_mismatch`). The delivery name is the commune's name. Paris, Lyon and Marseille are
+ * listed by codes-postaux under their arrondissements, the communes BAN uses: their own code is left out.
+ */
+function pairsMissingFromCodesPostaux(
+  cp: readonly CodePostalEntry[],
+  communes: readonly CommuneEntry[],
+): { postcode: string; code: string; name: string }[] {
+  const listed = new Set(cp.map((e) => `${e.codePostal}|${e.codeCommune}`));
+  const withArrondissements = new Set(
+    communes.filter((c) => c.type === "arrondissement-municipal").map((c) => c.commune),
+  );
+  return communes
+    .filter((c) => c.type === "commune-actuelle" && !withArrondissements.has(c.code))
+    .flatMap((c) => (c.codesPostaux ?? []).map((postcode) => ({ postcode, code: c.code, name: c.nom })))
+    .filter((pair) => !listed.has(`${pair.postcode}|${pair.code}`));
+}
+
+/** Versions of the data packages and of what is compiled from them: a cached compilation is valid for exactly these. */
 function dataVersions(): string {
   const version = (pkg: string) =>
     (JSON.parse(readFileSync(require.resolve(`${pkg}/package.json`), "utf8")) as { version: string }).version;
-  return `v1-${version("codes-postaux")}-${version("@etalab/decoupage-administratif")}`;
+  // v2: the pairs codes-postaux leaves out, from decoupage-administratif (pairsMissingFromCodesPostaux).
+  return `v2-${version("codes-postaux")}-${version("@etalab/decoupage-administratif")}`;
 }
 
 /**
