@@ -478,6 +478,43 @@ const SMALL_WORD_ROWS: Row[] = [
     reasons: ["postcode_not_covered"],
   },
   {
+    source: "item 5: La Poste's delivery name, lengthened (Colmars, 04370)",
+    line: "1 Rue de la Gare, 04370 Colmars les Alpes",
+    verdict: "unknown",
+    reasons: ["postcode_not_covered"],
+  },
+  {
+    source: "item 5: La Poste's delivery name, cut to 32 characters (Escueillens-et-Saint-Just-de-Bélengard)",
+    line: "1 Rue de la Gare, 11240 Escueillens et St Just",
+    verdict: "unknown",
+    reasons: ["postcode_not_covered"],
+  },
+  {
+    source: "item 5: a district La Poste delivers by name, no commune (Paopao, Moorea)",
+    line: "1 Rue de la Gare, 98728 Paopao",
+    verdict: "unknown",
+    reasons: ["postcode_not_covered"],
+  },
+  {
+    source: "item 5: a commune elsewhere, with a slip, is still a mismatch (Roffiac, 15100)",
+    line: "1 Rue de la Gare, 51170 Rofiac",
+    verdict: "nonexistent",
+    reasons: ["postcode_city_mismatch"],
+  },
+  {
+    source: "item 5: a locality that names no commune, in a covered commune: the street tells",
+    line: "1 Rue de la Côte, 90200 Le Zorglub",
+    verdict: "corrected",
+    reasons: ["city_corrected"],
+    street: "Rue de la Côte",
+  },
+  {
+    source: "item 5: a locality that names no commune, and a street that is not there",
+    line: "1 Rue des Zorglubs, 90200 Le Zorglub",
+    verdict: "nonexistent",
+    reasons: ["street_not_found"],
+  },
+  {
     source: "item 5: an overseas collectivity's postcode alone (Nouméa)",
     line: "1 Rue de Sébastopol, 98800",
     verdict: "unknown",

@@ -86,6 +86,20 @@ export function resolvePlace(p: ParsedAddress, ref: Reference): SearchPlan {
       };
     }
     if (byPostcode.length > 0) {
+      // La Poste's delivery name, longer or cut short: the postcode's commune, and no correction.
+      const delivered = ref.communeByNameEnd(p.city!, byPostcode);
+      if (delivered !== null) {
+        return {
+          reasons,
+          tiers: [
+            { communes: [delivered], onFound: [] },
+            { communes: minus(siblingsOf([delivered]), [delivered]), onFound: ["postcode_corrected"] },
+          ],
+          notFound: [],
+          postcode,
+          anywhere: false,
+        };
+      }
       const close = ref.closestCity(p.city!, byPostcode);
       if (close && close.communes.length > 0) {
         return {
@@ -99,10 +113,13 @@ export function resolvePlace(p: ParsedAddress, ref: Reference): SearchPlan {
           anywhere: false,
         };
       }
+      // A name that is no commune of France, even with a slip (a hamlet, a locality of La Poste's line 5, a district of
+      // French Polynesia that La Poste delivers by name): the postcode may serve it, so only the street can tell.
+      const namesNoCommune = ref.closestCity(p.city!) === null;
       return {
         reasons,
         tiers: [{ communes: byPostcode, onFound: ["city_corrected"] }],
-        notFound: ["postcode_city_mismatch"],
+        notFound: namesNoCommune ? [] : ["postcode_city_mismatch"],
         postcode,
         anywhere: false,
       };

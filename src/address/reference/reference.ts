@@ -182,18 +182,44 @@ export class Reference {
     return { kind: matches[0]!.kind, communes: communes ? [...all].filter((c) => communes.includes(c)) : [...all] };
   }
 
+  /** The city keys of a commune: its own name, its city's (an arrondissement), its delivery names. */
+  #keysOf(insee: string): Set<string> {
+    const keys = new Set<string>();
+    const name = this.#name(insee);
+    if (name) keys.add(cityKey(name));
+    const parent = this.#parent(insee);
+    if (parent) keys.add(cityKey(this.#name(parent)));
+    for (const pc of this.postcodesOf(insee)) {
+      for (const p of this.#pairs(pc)) if (p.insee === insee) keys.add(cityKey(p.acheminement));
+    }
+    return keys;
+  }
+
+  /**
+   * The one commune among `communes` (a postcode's) that `city` names with words added or cut at its end, or null when
+   * none or several do. La Poste's delivery names add a distinguishing end to some communes ("COLMARS LES ALPES" for
+   * Colmars, 04370; "MONTREAL DU GERS") and cut long names to 32 characters ("ESCUEILLENS ET ST JUST" for
+   * Escueillens-et-Saint-Just-de-Bélengard); the data packages have neither. A cut name keeps two words at least:
+   * "Saint" alone names no commune.
+   */
+  communeByNameEnd(city: string, communes: readonly string[]): string | null {
+    const key = cityKey(city);
+    const twoWords = key.includes(" ");
+    let found: string | null = null;
+    for (const c of communes) {
+      for (const name of this.#keysOf(c)) {
+        if (!key.startsWith(`${name} `) && !(twoWords && name.startsWith(`${key} `))) continue;
+        if (found !== null && found !== c) return null;
+        found = c;
+      }
+    }
+    return found;
+  }
+
   /** The unique closest key among the names of `communes` (their own, their city's, their delivery names), or -1. */
   #closestAmong(key: string, max: number, communes: readonly string[]): number {
     const set = new Set<string>();
-    for (const c of communes) {
-      const name = this.#name(c);
-      if (name) set.add(cityKey(name));
-      const parent = this.#parent(c);
-      if (parent) set.add(cityKey(this.#name(parent)));
-      for (const pc of this.postcodesOf(c)) {
-        for (const p of this.#pairs(pc)) if (p.insee === c) set.add(cityKey(p.acheminement));
-      }
-    }
+    for (const c of communes) for (const k of this.#keysOf(c)) set.add(k);
     let best: string | null = null;
     let bestD = max + 1;
     let tie = false;
