@@ -481,13 +481,13 @@ const SMALL_WORD_ROWS: Row[] = [
     source: "item 5: La Poste's delivery name, lengthened (Colmars, 04370)",
     line: "1 Rue de la Gare, 04370 Colmars les Alpes",
     verdict: "unknown",
-    reasons: ["postcode_not_covered"],
+    reasons: ["city_corrected", "postcode_not_covered"],
   },
   {
     source: "item 5: La Poste's delivery name, cut to 32 characters (Escueillens-et-Saint-Just-de-Bélengard)",
     line: "1 Rue de la Gare, 11240 Escueillens et St Just",
     verdict: "unknown",
-    reasons: ["postcode_not_covered"],
+    reasons: ["city_corrected", "postcode_not_covered"],
   },
   {
     source: "item 5: a district La Poste delivers by name, no commune (Paopao, Moorea)",

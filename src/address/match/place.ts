@@ -86,11 +86,12 @@ export function resolvePlace(p: ParsedAddress, ref: Reference): SearchPlan {
       };
     }
     if (byPostcode.length > 0) {
-      // La Poste's delivery name, longer or cut short: the postcode's commune, and no correction.
+      // A delivery name longer or cut short ("COLMARS LES ALPES", "ESCUEILLENS ET ST JUST"): the postcode's commune,
+      // whose own name the answer gives.
       const delivered = ref.communeByNameEnd(p.city!, byPostcode);
       if (delivered !== null) {
         return {
-          reasons,
+          reasons: [...reasons, "city_corrected"],
           tiers: [
             { communes: [delivered], onFound: [] },
             { communes: minus(siblingsOf([delivered]), [delivered]), onFound: ["postcode_corrected"] },
