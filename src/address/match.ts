@@ -6,9 +6,10 @@
 import type { BanIndex } from "./index/ban_index.ts";
 import { checkHouseNumber, type NumberCheck } from "./match/house_number_check.ts";
 import { answer, choosePostcode, DeliveryNames, normalizedAddress, placeOnly } from "./match/output.ts";
-import { cityFromStreet, keepFrenchCity, numberInName } from "./match/parser_fixups.ts";
+import { cityFromStreet, keepFrenchCity, numberInName, postcodeWrittenAmiss } from "./match/parser_fixups.ts";
 import { PlanCache } from "./match/plan_cache.ts";
 import { numberPredicate, searchAnywhere, searchTiers, streetQuery } from "./match/search_order.ts";
+import { exactStreets } from "./match/street_search.ts";
 import { countryOfPostcode, isFrance } from "./parse/country.ts";
 import { type ParsedAddress, parseAddress } from "./parse/parse_address.ts";
 import type { Reference } from "./reference/reference.ts";
@@ -49,12 +50,22 @@ export class AddressMatcher {
     return searchAnywhere(streetQuery(p.street), this.#indexes.values(), numberPredicate(num)) !== null;
   }
 
+  /** True when some indexed commune has a street of exactly this name. */
+  #streetKnown(street: string): boolean {
+    const scopes = [...this.#indexes.values()].map((index) => ({
+      index,
+      communes: index.header.communes.map((_, i) => i),
+    }));
+    return exactStreets(streetQuery(street), scopes).some((h) => h.cost === 0);
+  }
+
   #match(input: AddressInput): Omit<AddressVerification, "duration_ms"> {
     // 1. Parse; what the parser cannot settle alone is settled against the reference.
     const p = parseAddress(input);
     if (p.country !== null && p.countryFrom !== null) keepFrenchCity(p, this.#ref);
     if (p.country !== null && !isFrance(p.country)) return answer(["country_not_covered"], null);
     if (p.postcode !== null && countryOfPostcode(p.postcode) !== null) return answer(["country_not_covered"], null);
+    postcodeWrittenAmiss(p, this.#ref, (street) => this.#streetKnown(street));
     // "43 rue de Lille" with no locality: a street the index knows whole keeps its last word ("Lille" is a commune
     // too, issue 14); otherwise trailing words that name a commune are read as the city.
     if (!this.#wholeStreetKnown(p)) cityFromStreet(p, this.#ref);

@@ -128,6 +128,56 @@ const PARIS_ROWS: Row[] = [
     reasons: [],
   },
   { source: "item 2: BP", line: "12 rue de Rivoli, BP 1234, 75004 Paris", verdict: "deliverable", reasons: [] },
+  // Postcodes written amiss where the postcode stands: they were read into the street's name (street_not_found).
+  {
+    source: "item 2: postcode spaced",
+    line: "12 rue de rivoli 75 004 paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "item 2: postcode spaced after a comma",
+    line: "12 rue de Rivoli, 75 004 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    postcode: "75004",
+  },
+  {
+    source: "item 2: postcode a digit short, corrected as a wrong postcode is",
+    line: "10 rue de rivoli 7504 paris",
+    verdict: "corrected",
+    reasons: ["postcode_corrected"],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "item 2: postcode a digit long",
+    line: "10 rue de Rivoli, 750044 Paris",
+    verdict: "corrected",
+    reasons: ["postcode_corrected"],
+    postcode: "75004",
+  },
+  {
+    source: "item 2: the département's number instead of a postcode",
+    line: "10 rue de rivoli 75 paris",
+    verdict: "incomplete",
+    reasons: ["missing_postcode"],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "item 2: a year that ends a street's name is no postcode",
+    line: "15 rue du 8 mai 1945 paris",
+    verdict: "incomplete",
+    reasons: ["missing_postcode"],
+    street: "Rue du Huit Mai 1945",
+  },
+  {
+    source: "item 6: number after the street, city without comma",
+    line: "Boulevard Saint Martin 20 Paris",
+    verdict: "incomplete",
+    reasons: ["missing_postcode"],
+    output: "20 Boulevard Saint-Martin, 75010 Paris",
+  },
   // Item 3: a typo and a wrong arrondissement together.
   {
     source: "issue 14 §messy lines: rivolli 75001",
@@ -494,6 +544,32 @@ const SMALL_WORD_ROWS: Row[] = [
     line: "1 Rue de la Gare, 98728 Paopao",
     verdict: "unknown",
     reasons: ["postcode_not_covered"],
+  },
+  // Postcodes written amiss outside Paris: uncovered, never nonexistent, and a foreign country still read.
+  {
+    source: "item 2: a postcode short of its leading zero (spreadsheets drop it), outside coverage",
+    line: "3 avenue des Fleurs 6000 Nice",
+    verdict: "unknown",
+    reasons: ["postcode_not_covered"],
+  },
+  {
+    source: "item 2: Corsica's département letters in the postcode, outside coverage",
+    line: "20 rue de la Gare, 2A000 Ajaccio",
+    verdict: "unknown",
+    reasons: ["postcode_not_covered"],
+  },
+  {
+    source: "item 2: a spaced postcode in a covered commune",
+    line: "1 Rue Saint-Pierre 90 200 Giromagny",
+    verdict: "deliverable",
+    reasons: [],
+    output: "1 Rue Saint-Pierre, 90200 Giromagny",
+  },
+  {
+    source: "country_not_covered: a foreign four-digit postcode, the country's name after the city",
+    line: "1 Rue Neuve, 1000 Bruxelles Belgique",
+    verdict: "unknown",
+    reasons: ["country_not_covered"],
   },
   {
     source: "item 5: a commune elsewhere, with a slip, is still a mismatch (Roffiac, 15100)",

@@ -1,6 +1,8 @@
 // Parser fix-ups: what parse/parse_address.ts cannot decide without the nationwide reference, settled by asking it
 // whether a run of words names a French city. Each one edits the parsed address in place.
-import type { ParsedAddress } from "../parse/parse_address.ts";
+import { departementOfInsee } from "../index/departement.ts";
+import { readTrailingHouseNumber } from "../parse/house_number.ts";
+import { comparablePostcode, foldSuffix, type ParsedAddress } from "../parse/parse_address.ts";
 import type { Reference } from "../reference/reference.ts";
 import type { ScopedTier } from "./plan_cache.ts";
 import { streetQuery } from "./search_order.ts";
@@ -42,6 +44,56 @@ export function keepFrenchCity(p: ParsedAddress, ref: Reference): void {
   p.countryFrom = null;
 }
 
+/** Where a postcode stands but written amiss: spaced ("75 004"), short of the leading zero that spreadsheets drop
+ *  ("6000 Nice"), a digit short or long ("7504", "750044"), or with Corsica's département letters ("2A000"). */
+const POSTCODE_AMISS = String.raw`\d{2} \d{3}|\d{4}|\d{6}|2[ab] ?\d{3}`;
+/** A city segment that begins with such a postcode, or with the département's number ("75 Paris"). */
+const AMISS_THEN_CITY = new RegExp(String.raw`^(${POSTCODE_AMISS}|\d{2})\s+(\D+)$`, "i");
+/** A street that ends with one, and maybe the city after it, when no comma tells them apart. */
+const STREET_THEN_AMISS = new RegExp(String.raw`^(.*\D)\s+(${POSTCODE_AMISS}|\d{2})(?:\s+(\D+))?$`, "i");
+
+/**
+ * A postcode written amiss between the street and the city is read as the postcode, so that it never ends up in the
+ * street's name (where "12 rue de Rivoli 75 004 Paris" found no street, and was called nonexistent). Read as the
+ * field `postcode` is (comparablePostcode): a code that is still no postcode is then corrected by the matcher, as any
+ * wrong postcode. The département's number alone ("10 rue de Rivoli 75 Paris") is dropped when the city is in it.
+ * Without a comma, numbers at the end of a street may be its name's ("Rue du 8 Mai 1945 Paris"): the reading needs a
+ * house number before the street (otherwise a number after the street is the house number: "Boulevard Saint-Martin
+ * 20"), a city the reference knows after the number, or a real postcode with no city, and a street that the index
+ * does not know by its whole name (`streetKnown`).
+ */
+export function postcodeWrittenAmiss(p: ParsedAddress, ref: Reference, streetKnown: (street: string) => boolean): void {
+  if (p.postcode !== null || p.cedexDepartement !== null) return;
+  let written: string;
+  let city: string | null;
+  let street = p.street;
+  const inCity = p.city === null ? null : AMISS_THEN_CITY.exec(p.city);
+  if (inCity !== null) {
+    written = inCity[1]!;
+    city = inCity[2]!.trim();
+  } else if (p.city === null && p.street !== null && p.houseNumber !== null) {
+    const m = STREET_THEN_AMISS.exec(p.street);
+    if (m === null) return;
+    street = m[1]!;
+    written = m[2]!;
+    city = m[3]?.trim() ?? null;
+    if (
+      city !== null
+        ? ref.citiesNamed(city).length === 0
+        : ref.communesOfPostcode(comparablePostcode(written)).length === 0
+    )
+      return;
+    if (streetKnown(city === null ? p.street : p.street.slice(0, p.street.length - city.length).trim())) return;
+  } else return;
+  if (/^\d{2}$/.test(written)) {
+    const inIt =
+      city !== null && ref.citiesNamed(city).some((m) => m.communes.some((c) => departementOfInsee(c) === written));
+    if (!inIt) return;
+  } else p.postcode = comparablePostcode(written);
+  p.street = street;
+  p.city = city;
+}
+
 /** "12 rue de Rivoli Paris" with neither postcode nor comma: the last words may be the city. */
 export function cityFromStreet(p: ParsedAddress, ref: Reference): void {
   if (p.city !== null || p.postcode !== null || p.cedexDepartement !== null || p.street === null) return;
@@ -52,6 +104,14 @@ export function cityFromStreet(p: ParsedAddress, ref: Reference): void {
     if (ref.citiesNamed(tail).length > 0) {
       p.city = tail;
       p.street = words.slice(0, -n).join(" ");
+      // "Boulevard Saint-Martin 20 Paris": the number the city hid from the parser is the house number.
+      const trailing = p.houseNumber === null ? readTrailingHouseNumber(p.street) : null;
+      if (trailing !== null) {
+        p.houseNumber = trailing.number;
+        p.suffix = foldSuffix(trailing.suffix);
+        p.street = trailing.rest;
+        p.numberAfterStreet = true;
+      }
       return;
     }
   }

@@ -114,8 +114,9 @@ export function splitCountry(line: string): { rest: string; country: string | nu
     const code = countryFromName(last);
     if (code) return { rest: line.slice(0, comma).trim(), country: last, from: "segment" };
   }
-  // "… 75001 Paris France": trailing words after a postcode, longest name first.
-  const m = /\b\d{5}\s+(.+)$/.exec(line);
+  // "… 75001 Paris France": trailing words after a postcode, longest name first. Four digits too: Belgium's,
+  // Switzerland's and a few more ("1000 Bruxelles Belgique"), and ours short of their leading zero.
+  const m = /\b\d{4,5}\s+(.+)$/.exec(line);
   if (m) {
     const words = m[1]!.trim().split(/\s+/);
     for (let n = Math.min(4, words.length - 1); n >= 1; n--) {

@@ -29,12 +29,21 @@ const CEDEX_DEPARTEMENT = /(?:^|[\s,])(\d{2}|2[ab]|97\d)\s+([^\d,][^\d]*)$/i;
 const TRAILING_NOISE =
   /^(?:bat|bât|batiment|bâtiment|appt?|appartement|esc|escalier|etage|étage|porte|apt|ch|chambre|lot)\.?\s*(?:n°\s*)?[\w-]{0,5}$/i;
 
+/** A postcode as written, made comparable: spaces out ("75 004"), the leading zero that spreadsheets drop put back
+ *  ("1000" for 01000), Corsica's letters in upper case ("2a000"). It may still be no postcode at all ("7504"): the
+ *  matcher then corrects it, or says the postcode is missing. */
+export function comparablePostcode(written: string): string {
+  const compact = written.replace(/\s+/g, "").toUpperCase();
+  return /^\d{4}$/.test(compact) ? `0${compact}` : compact;
+}
+
 function blank(value: string | undefined): string | null {
   const v = value?.trim();
   return v ? v : null;
 }
 
-function foldSuffix(suffix: string | null): string | null {
+/** "bis" → "b", "ter" → "t": suffix words folded to the letter BAN writes; letters as written. */
+export function foldSuffix(suffix: string | null): string | null {
   if (suffix === null) return null;
   return SUFFIX_FOLD[suffix] ?? suffix;
 }
@@ -166,9 +175,7 @@ export function parseAddress(input: AddressInput): ParsedAddress {
   }
   const fieldPostcode = blank(input.postcode);
   if (fieldPostcode !== null) {
-    const compact = fieldPostcode.replace(/\s+/g, "");
-    // "1000" for 01000: spreadsheets drop the leading zero.
-    postcode = /^\d{4}$/.test(compact) ? `0${compact}` : compact;
+    postcode = comparablePostcode(fieldPostcode);
     cedexDepartement = null;
   }
   const fieldCity = blank(input.city);
