@@ -307,7 +307,8 @@ type Noise = (a: { num: string; rep: string; name: string; pc: string }) => stri
 
 const NOISES: ReadonlyArray<readonly [string, Noise]> = [
   ["postcode glued to the city", (a) => `${a.num} ${a.name} ${a.pc}Paris`],
-  ["postcode glued to the street", (a) => `${a.num} ${a.name}${a.pc} Paris`],
+  // Not after a name that ends in digits ("Rue du Huit Mai 1945" + 75010 is nine digits no reader can split).
+  ["postcode glued to the street", (a) => (/\d$/.test(a.name) ? null : `${a.num} ${a.name}${a.pc} Paris`)],
   [
     "abbreviations inside the name",
     (a) => {
@@ -333,6 +334,8 @@ const NOISES: ReadonlyArray<readonly [string, Noise]> = [
   ["apartment", (a) => `${a.num} ${a.name} appartement 12, ${a.pc} Paris`],
   ["post-office box", (a) => `${a.num} ${a.name}, BP 1234, ${a.pc} Paris`],
   ["semicolons", (a) => `${a.num} ${a.name}; ${a.pc}; Paris`],
+  ["city before the postcode", (a) => `${a.num} ${a.name} Paris ${a.pc}`],
+  ["locality first", (a) => `Paris ${a.pc} ${a.num} ${a.name}`],
   ["postcode spaced", (a) => `${a.num} ${a.name} ${a.pc.slice(0, 2)} ${a.pc.slice(2)} Paris`],
   ["postcode spaced after a comma", (a) => `${a.num} ${a.name}, ${a.pc.slice(0, 2)} ${a.pc.slice(2)} Paris`],
   ["misspelt Rue", (a) => (a.name.startsWith("Rue ") ? `${a.num} Ruee ${a.name.slice(4)}, ${a.pc} Paris` : null)],

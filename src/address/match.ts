@@ -68,7 +68,7 @@ export class AddressMatcher {
     postcodeWrittenAmiss(p, this.#ref, (street) => this.#streetKnown(street));
     // "43 rue de Lille" with no locality: a street the index knows whole keeps its last word ("Lille" is a commune
     // too, issue 14); otherwise trailing words that name a commune are read as the city.
-    if (!this.#wholeStreetKnown(p)) cityFromStreet(p, this.#ref);
+    if (!this.#wholeStreetKnown(p)) cityFromStreet(p, this.#ref, (street) => this.#streetKnown(street));
 
     // 2. The place: where to look for the street, and whether those communes are indexed.
     const plan = this.#plans.get(p);

@@ -94,14 +94,24 @@ export function postcodeWrittenAmiss(p: ParsedAddress, ref: Reference, streetKno
   p.city = city;
 }
 
-/** "12 rue de Rivoli Paris" with neither postcode nor comma: the last words may be the city. */
-export function cityFromStreet(p: ParsedAddress, ref: Reference): void {
-  if (p.city !== null || p.postcode !== null || p.cedexDepartement !== null || p.street === null) return;
+/**
+ * "12 rue de Rivoli Paris" with no comma: the last words may be the city. With a postcode ("12 rue de Rivoli Paris
+ * 75004"), only a city the postcode serves, and only when the index knows no street by the whole text ("43 rue de
+ * Lille 75007" is a street of Paris, not Lille).
+ */
+export function cityFromStreet(p: ParsedAddress, ref: Reference, streetKnown: (street: string) => boolean): void {
+  if (p.city !== null || p.cedexDepartement !== null || p.street === null) return;
+  const served = p.postcode === null ? null : new Set(ref.communesOfPostcode(p.postcode));
+  if (served !== null && served.size === 0) return;
   const words = p.street.split(/\s+/);
   // At least two words stay the street: a type and a name.
   for (let n = Math.min(MAX_CITY_WORDS, words.length - 2); n >= 1; n--) {
     const tail = words.slice(-n).join(" ");
-    if (ref.citiesNamed(tail).length > 0) {
+    const named = ref.citiesNamed(tail);
+    if (named.length > 0 && served !== null) {
+      if (!named.some((m) => m.communes.some((c) => served.has(c))) || streetKnown(p.street)) continue;
+    }
+    if (named.length > 0) {
       p.city = tail;
       p.street = words.slice(0, -n).join(" ");
       // "Boulevard Saint-Martin 20 Paris": the number the city hid from the parser is the house number.

@@ -117,11 +117,18 @@ export function splitCountry(line: string): { rest: string; country: string | nu
   // "… 75001 Paris France": trailing words after a postcode, longest name first. Four digits too: Belgium's,
   // Switzerland's and a few more ("1000 Bruxelles Belgique"), and ours short of their leading zero.
   const m = /\b\d{4,5}\s+(.+)$/.exec(line);
-  if (m) {
+  // Not when a house number follows the postcode: the street comes after the locality ("Paris 75016 3 Avenue de
+  // Pologne").
+  if (m && !/^\d/.test(m[1]!)) {
     const words = m[1]!.trim().split(/\s+/);
+    // The city may stand before the postcode ("… Paris 75004 France"): France alone may then follow it (any other
+    // country's name may be a commune's: "31330 Grenade").
+    if (m.index > 0 && words.length === 1 && isFrance(words[0]!) && !/^[a-z]{2,3}$/.test(words[0]!))
+      return { rest: line.slice(0, line.length - words[0]!.length).trim(), country: words[0]!, from: "words" };
     for (let n = Math.min(4, words.length - 1); n >= 1; n--) {
       const tail = words.slice(-n).join(" ");
-      if (tail.length >= 4 && countryFromName(tail)) {
+      // Codes in capitals too, for France only ("75004 Paris FR"): a word of two letters is no safe country else.
+      if ((tail.length >= 4 && countryFromName(tail)) || /^(?:FR|FRA)$/.test(tail)) {
         return { rest: line.slice(0, line.length - tail.length).trim(), country: tail, from: "words" };
       }
     }

@@ -4,7 +4,7 @@ import { STREET_TYPE_WORDS } from "../normalize/street_types.ts";
 
 const TYPES = STREET_TYPE_WORDS.filter((w) => w.length > 1).join("|");
 const START = new RegExp(
-  `(?:^|\\s)(\\d{1,4}(?:\\s*(?:bis|ter|quater|quinquies|sexies|[a-z]))?,?\\s+(?:${TYPES})\\.?(?=\\s|$))`,
+  `(?:^|[\\s°])(\\d{1,4}(?:\\s*(?:bis|ter|quater|quinquies|sexies|[a-z]))?,?\\s+(?:${TYPES})\\.?(?=\\s|$))`,
   "i",
 );
 
@@ -14,7 +14,7 @@ export function extractAddress(text: string): string {
   // Accents removed for the search only: NFD + combining-mark removal keeps the other positions stable per letter,
   // so the index is mapped back through the folded prefix length.
   const m = START.exec(folded);
-  if (!m || (m.index === 0 && !/^\s/.test(folded))) return text;
+  if (!m || (m.index === 0 && !/^[\s°]/.test(folded))) return text;
   const start = m.index + m[0].indexOf(m[1]!);
   if (start === 0) return text;
   const prefixFolded = folded.slice(0, start);

@@ -24,6 +24,8 @@ export interface ParsedAddress {
 }
 
 const POSTCODE = /(?:^|[\s,])(\d{5})(?=[\s,.]|$)/g;
+// After the postcode, a house number and at least two words: the street comes after the locality.
+const LOCALITY_FIRST = /^[\s,]*\d{1,4}(?:\s*(?:bis|ter|[a-z]))?[\s,]+[a-zà-ÿ]{2,}\.?\s+\S/i;
 const CEDEX_DEPARTEMENT = /(?:^|[\s,])(\d{2}|2[ab]|97\d)\s+([^\d,][^\d]*)$/i;
 // Trailing segments that are no street: "Bât B", "Appartement 12", "Escalier 3".
 const TRAILING_NOISE =
@@ -74,13 +76,19 @@ function splitLine(line: string): LineParts {
     const start = last.index + last[0].indexOf(last[1]!);
     postcode = last[1]!;
     address = rest.slice(0, start);
-    // "…, 75004, Paris": the city may stand in the segment after the postcode's.
-    city =
-      rest
-        .slice(start + 5)
-        .split(",")
-        .map(cleanPart)
-        .find((s) => s !== "") ?? null;
+    const after = rest.slice(start + 5);
+    if (LOCALITY_FIRST.test(after) && !/\d/.test(address) && cleanPart(address) !== "") {
+      // "Paris 75004 10 rue de Rivoli": the locality first, as forms that join their fields in the wrong order do.
+      city = cleanPart(address);
+      address = after;
+    } else {
+      // "…, 75004, Paris": the city may stand in the segment after the postcode's.
+      city =
+        after
+          .split(",")
+          .map(cleanPart)
+          .find((s) => s !== "") ?? null;
+    }
   } else if (cedex) {
     const m = CEDEX_DEPARTEMENT.exec(rest);
     if (m) {
@@ -105,7 +113,7 @@ function splitLine(line: string): LineParts {
 
 // The same inside the street segment, at its end: "rue X appartement 12", "rue X bât. C esc 2".
 const TRAILING_UNIT =
-  /\s+(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|ch|chambre)(?=[\s.])\.?\s*(?:n°\s*)?[\w-]{1,5}$/i;
+  /\s+(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|ch|chambre)(?=[\s.])\.?\s*(?:n°\s*)?[\w-]{1,5}|porte\s*(?:n°\s*)?\d{1,4}[a-z]?)$/i;
 
 function streetSegment(text: string): string {
   const segments = text
