@@ -206,6 +206,34 @@ const PARIS_ROWS: Row[] = [
     output: "10 Rue de Rivoli, 75004 Paris",
   },
   {
+    source: "item 2: given names as initials (J.-J. for Jean-Jacques)",
+    line: "10 rue j.j. rousseau 75001 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Rue Jean-Jacques Rousseau",
+  },
+  {
+    source: "item 2: a given name cut short (Ch. for Charles)",
+    line: "2 pl ch de gaulle 75008 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Place Charles de Gaulle",
+  },
+  {
+    source: "item 2: fg for faubourg inside the name",
+    line: "8 rue du fg poissonniere 75010 paris",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue du Faubourg Poissonnière",
+  },
+  {
+    source: "item 2: r for rue before a faubourg, no suffix",
+    line: "8 r fbg poissonniere 75010 paris",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue du Faubourg Poissonnière",
+  },
+  {
     source: "item 2: n° glued to the number",
     line: "n°10 rue de rivoli 75004 paris",
     verdict: "deliverable",
@@ -650,6 +678,33 @@ const SMALL_WORD_ROWS: Row[] = [
     verdict: "unknown",
     reasons: ["country_not_covered"],
   },
+  // Given names written as initials: the one street they spell, the house number breaking a tie, never a guess.
+  {
+    source: "item 2: a given name as its initial",
+    line: "1 Rue V. Hugo, 90200 Giromagny",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Rue Victor Hugo",
+  },
+  {
+    source: "item 2: an initial two streets share, the house number telling them apart",
+    line: "1 Rue J. Moulin, 90200 Giromagny",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Rue Jean Moulin",
+  },
+  {
+    source: "item 2: an initial two streets share, both with the number: no guess",
+    line: "2 Rue J. Moulin, 90200 Giromagny",
+    verdict: "nonexistent",
+    reasons: ["street_not_found"],
+  },
+  {
+    source: "item 2: a last word is never read as an initial",
+    line: "1 Rue Victor H., 90200 Giromagny",
+    verdict: "nonexistent",
+    reasons: ["street_not_found"],
+  },
   {
     source: "item 5: a commune elsewhere, with a slip, is still a mismatch (Roffiac, 15100)",
     line: "1 Rue de la Gare, 51170 Rofiac",
@@ -724,6 +779,9 @@ describe("issue 14: small words and coverage over a written index (Giromagny, 90
           ...streetRows("Rue Saint-Pierre", [1, 2], at, GIROMAGNY),
           ...streetRows("Rue Sous Saint-Pierre", [1, 2], at, GIROMAGNY),
           ...streetRows("Rue de la Fontaine", [1], at, GIROMAGNY),
+          ...streetRows("Rue Victor Hugo", [1], at, GIROMAGNY),
+          ...streetRows("Rue Jean Moulin", [1, 2], at, GIROMAGNY),
+          ...streetRows("Rue Jules Moulin", [2, 5], at, GIROMAGNY),
         ]),
       ],
     });

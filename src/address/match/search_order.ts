@@ -5,6 +5,7 @@ import type { BanIndex } from "../index/ban_index.ts";
 import { streetKey } from "../normalize/match_key.ts";
 import { guessStreetType, LIEU_DIT } from "../normalize/street_types.ts";
 import { LATER_TIER_MAX_EDITS } from "./fuzzy_budget.ts";
+import { initialsOf, initialsStreets } from "./initials.ts";
 import type { SearchTier } from "./place.ts";
 import type { ScopedTier } from "./plan_cache.ts";
 import {
@@ -96,7 +97,23 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
       return { hit, tier, fuzzy: hit.scores.name > 0 };
     }
   }
-  return null;
+  return searchInitials(q, scoped, hasNumber);
+}
+
+/** Last, given names written as initials ("Rue J.-J. Rousseau", initials.ts): the first tier whose street has the
+ *  number, or else the first tier that has the street. */
+function searchInitials(q: StreetQuery, scoped: readonly ScopedTier[], hasNumber: HasNumber): Found | null {
+  const words = initialsOf(q);
+  if (words === null) return null;
+  let first: Found | null = null;
+  for (const { tier, scopes } of scoped) {
+    const winners = clearWinner(initialsStreets(q, words, scopes), hasNumber);
+    if (!winners) continue;
+    const hit = pickByNumber(winners, hasNumber);
+    if (hasNumber(hit)) return { hit, tier, fuzzy: true };
+    first ??= { hit, tier, fuzzy: true };
+  }
+  return first;
 }
 
 /** With neither postcode nor city: the exact name in every indexed département, when it designates one place. */

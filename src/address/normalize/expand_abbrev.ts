@@ -55,6 +55,9 @@ const WORDS: Readonly<Record<string, string>> = nullProto({
   // A street type inside a name ("Rue du fbg Saint-Honoré", issue 14): the first word is expanded as a type already.
   fbg: "faubourg",
   fbourg: "faubourg",
+  fg: "faubourg",
+  faub: "faubourg",
+  fbrg: "faubourg",
 });
 
 // Expansions into several words.

@@ -82,6 +82,14 @@ const LEADING = new RegExp(
   "i",
 );
 
+/** Street types that also begin names after "rue du", "rue de la": "8 r fbg Poissonnière" is 8 Rue du Faubourg
+ *  Poissonnière, where "241 r rue X" is 241 r. */
+const NAME_HEADS = new Set(["faubourg", "fbg", "fg", "faub", "fbourg", "fbrg", "chaussee", "chse", "chss"]);
+
+function headsNames(word: string): boolean {
+  return NAME_HEADS.has(foldAccents(word).toLowerCase().replace(/\.$/, ""));
+}
+
 /**
  * Reads the house number at the start of an address part: "12 bis rue X", "12bis, rue X", "241 r de X" (r = rue).
  * A lone letter is a suffix only when a street type or the end follows (docs/address_rules.md §5, addok#298).
@@ -96,7 +104,7 @@ export function readHouseNumber(text: string): HouseNumber | null {
   if (suffix !== null && suffix.length === 1) {
     const nextWord = /^[^\s,]+/.exec(rest)?.[0];
     const glued = /^\d+[a-z]$/i.test(m[0].trim().split(/[\s,]/)[0] ?? "");
-    if (!glued && nextWord !== undefined && !isStreetType(nextWord)) {
+    if (!glued && nextWord !== undefined && (!isStreetType(nextWord) || (suffix === "r" && headsNames(nextWord)))) {
       // "241 r de X": the letter is the street type, not a suffix.
       rest = text.slice(text.toLowerCase().indexOf(suffix, digits.length));
       return { number: removeLeadingZeros(digits), suffix: null, rest: rest.trim() };
