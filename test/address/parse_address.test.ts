@@ -100,6 +100,38 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
     { postcode: null, cedexDepartement: "75", city: "PARIS" },
   ],
   [{ street: "rue X", postcode: "1000", city: "Bourg-en-Bresse" }, { postcode: "01000" }],
+  [{ street: "rue X", postcode: "75 004", city: "Paris" }, { postcode: "75004" }],
+  // A whole address in the street field (forms with one address box), with no line and no postcode field.
+  [
+    { street: "10 rue de Rivoli 75004 Paris" },
+    { houseNumber: "10", street: "rue de Rivoli", postcode: "75004", city: "Paris" },
+  ],
+  [
+    { street: "10 rue de Rivoli, 75004 Paris", house_number: "12" },
+    { houseNumber: "12", street: "rue de Rivoli", postcode: "75004" },
+  ],
+  [
+    { street: "10 rue de Rivoli 75004 Paris", postcode: "75001" },
+    { street: "rue de Rivoli 75004 Paris", postcode: "75001" },
+  ],
+  // Postcodes glued, spaced, numbers glued to the type, the locality first.
+  [{ line: "10rue de Rivoli 75004 Paris" }, { houseNumber: "10", street: "rue de Rivoli" }],
+  [{ line: "n°10 rue de Rivoli 75004 Paris" }, { houseNumber: "10", street: "rue de Rivoli" }],
+  [{ line: "12ter rue X 75001 Paris" }, { houseNumber: "12", suffix: "t", street: "rue X" }],
+  [{ line: "10 rue de Rivoli75004Paris" }, { postcode: "75004", city: "Paris", street: "rue de Rivoli" }],
+  [
+    { line: "Paris 75004 10 rue de Rivoli" },
+    { houseNumber: "10", street: "rue de Rivoli", postcode: "75004", city: "Paris" },
+  ],
+  [{ line: "Paris 75016 3 Avenue de Pologne" }, { country: null, street: "Avenue de Pologne" }],
+  [{ line: "10 rue de Rivoli Paris 75004 France" }, { country: "France", city: null, postcode: "75004" }],
+  [{ line: "1 Rue Neuve, 1000 Bruxelles Belgique" }, { country: "Belgique" }],
+  [{ line: "1 rue X 31330 Grenade" }, { country: null }],
+  [{ line: "10 rue de Rivoli porte 3, 75004 Paris" }, { street: "rue de Rivoli" }],
+  [{ line: "10 avenue de la Porte Didot, 75014 Paris" }, { street: "avenue de la Porte Didot" }],
+  [{ line: "10 rue de Rivoli paris (75)" }, { street: "rue de Rivoli paris" }],
+  [{ line: "8 r fbg Poissonnière 75010 Paris" }, { houseNumber: "8", suffix: null, street: "r fbg Poissonnière" }],
+  [{ line: "241 r rue de Rivoli 75001 Paris" }, { houseNumber: "241", suffix: "r", street: "rue de Rivoli" }],
   [{ country: "de" }, { country: "de", street: null }],
   [{}, { houseNumber: null, street: null, postcode: null, city: null, country: null }],
 ];

@@ -26,6 +26,8 @@ export interface ParsedAddress {
 const POSTCODE = /(?:^|[\s,])(\d{5})(?=[\s,.]|$)/g;
 // After the postcode, a house number and at least two words: the street comes after the locality.
 const LOCALITY_FIRST = /^[\s,]*\d{1,4}(?:\s*(?:bis|ter|[a-z]))?[\s,]+[a-zà-ÿ]{2,}\.?\s+\S/i;
+// A postcode after some text: "10 rue de Rivoli 75004 Paris", never a street that starts with five digits.
+const POSTCODE_INSIDE = /\S\s*[\s,]\d{5}(?:[\s,]|$)/;
 const CEDEX_DEPARTEMENT = /(?:^|[\s,])(\d{2}|2[ab]|97\d)\s+([^\d,][^\d]*)$/i;
 // Trailing segments that are no street: "Bât B", "Appartement 12", "Escalier 3".
 const TRAILING_NOISE =
@@ -137,7 +139,11 @@ export function parseAddress(input: AddressInput): ParsedAddress {
   let cedexDepartement: string | null = null;
   let numberAfterStreet = false;
 
-  const line = blank(input.line);
+  // A whole address in the street field, as forms with one address box send it ("10 rue de Rivoli 75004 Paris"):
+  // with no line and no postcode field, a street that holds a postcode is read as the line.
+  const streetAsLine =
+    blank(input.line) === null && blank(input.postcode) === null && POSTCODE_INSIDE.test(input.street ?? "");
+  const line = streetAsLine ? blank(input.street) : blank(input.line);
   if (line !== null) {
     const parts = splitLine(line);
     ({ postcode, city, country, countryFrom, cedexDepartement } = parts);
@@ -159,7 +165,7 @@ export function parseAddress(input: AddressInput): ParsedAddress {
     }
   }
 
-  const fieldStreet = blank(input.street);
+  const fieldStreet = streetAsLine ? null : blank(input.street);
   if (fieldStreet !== null) {
     const cleaned = cleanPart(extractAddress(cleanQuery(fieldStreet)));
     const hn = readHouseNumber(cleaned);
