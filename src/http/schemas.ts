@@ -28,7 +28,9 @@ export const AddressInputSchema = v.pipe(
   v.object({
     line: v.optional(v.pipe(Text(), v.maxLength(1000), v.description("The whole address as one string."))),
     house_number: Field("House number with an optional suffix (bis, ter, B…)."),
-    street: Field("Street type and name."),
+    street: Field(
+      "Street type and name. A whole address sent here (with a postcode), with no line and no postcode field, is read as the line.",
+    ),
     postcode: Field("Five-digit French postcode."),
     city: Field("Commune or delivery name."),
     country: Field("FR (the only country covered); any other country yields verdict unknown."),
