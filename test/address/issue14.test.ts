@@ -234,6 +234,27 @@ const PARIS_ROWS: Row[] = [
     street: "Rue du Faubourg Poissonnière",
   },
   {
+    source: "item 2: r for rue before a type that begins a name (Pont Neuf)",
+    line: "1 r pont neuf 75001 paris",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue du Pont Neuf",
+  },
+  {
+    source: "item 2: the département's number after the city",
+    line: "10 rue de rivoli paris 75",
+    verdict: "incomplete",
+    reasons: ["missing_postcode"],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "item 3: an arrondissement named wrong, as a wrong postcode is corrected",
+    line: "10 rue de Rivoli, Paris 13e",
+    verdict: "incomplete",
+    reasons: ["city_corrected", "missing_postcode"],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
     source: "item 2: n° glued to the number",
     line: "n°10 rue de rivoli 75004 paris",
     verdict: "deliverable",

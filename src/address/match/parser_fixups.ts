@@ -56,7 +56,8 @@ const STREET_THEN_AMISS = new RegExp(String.raw`^(.*\D)\s+(${POSTCODE_AMISS}|\d{
  * A postcode written amiss between the street and the city is read as the postcode, so that it never ends up in the
  * street's name (where "12 rue de Rivoli 75 004 Paris" found no street, and was called nonexistent). Read as the
  * field `postcode` is (comparablePostcode): a code that is still no postcode is then corrected by the matcher, as any
- * wrong postcode. The département's number alone ("10 rue de Rivoli 75 Paris") is dropped when the city is in it.
+ * wrong postcode. The département's number alone ("10 rue de Rivoli 75 Paris", "… Paris 75") is dropped when the
+ * city is in it.
  * Without a comma, numbers at the end of a street may be its name's ("Rue du 8 Mai 1945 Paris"): the reading needs a
  * house number before the street (otherwise a number after the street is the house number: "Boulevard Saint-Martin
  * 20"), a city the reference knows after the number, or a real postcode with no city, and a street that the index
@@ -77,6 +78,19 @@ export function postcodeWrittenAmiss(p: ParsedAddress, ref: Reference, streetKno
     street = m[1]!;
     written = m[2]!;
     city = m[3]?.trim() ?? null;
+    if (city === null && /^\d{2}$/.test(written)) {
+      // "10 rue de Rivoli Paris 75": the city before its département's number.
+      const words = street.split(/\s+/);
+      for (let n = Math.min(MAX_CITY_WORDS, words.length - 2); n >= 1; n--) {
+        const tail = words.slice(-n).join(" ");
+        if (ref.citiesNamed(tail).some((c) => c.communes.some((i) => departementOfInsee(i) === written))) {
+          p.street = words.slice(0, -n).join(" ");
+          p.city = tail;
+          return;
+        }
+      }
+      return;
+    }
     if (
       city !== null
         ? ref.citiesNamed(city).length === 0

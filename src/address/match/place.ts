@@ -186,9 +186,17 @@ export function resolvePlace(p: ParsedAddress, ref: Reference): SearchPlan {
     }
     const first = matches.find((m) => fromCedex(m.communes).length > 0) ?? matches[0]!;
     if (first.kind === "former") reasons.push("city_corrected");
+    const communes = fromCedex(first.communes);
+    // "Paris 13e" with a street of the 4th: an arrondissement named wrong, as a postcode of the 13th would be.
+    const otherArrondissements = minus(siblingsOf(communes), communes);
     return {
       reasons,
-      tiers: [{ communes: fromCedex(first.communes), onFound: [] }],
+      tiers: [
+        { communes, onFound: [] },
+        ...(otherArrondissements.length > 0
+          ? [{ communes: otherArrondissements, onFound: ["city_corrected" as const] }]
+          : []),
+      ],
       notFound: [],
       postcode,
       anywhere: false,

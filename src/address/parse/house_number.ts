@@ -2,7 +2,7 @@
 // flag_housenumber, glue_ordinal, fold_ordinal, remove_leading_zeros (fixtures in shared/address/fixtures).
 import { foldAccents } from "../normalize/fold_accents.ts";
 import { MONTHS } from "../normalize/number_words.ts";
-import { isStreetType } from "../normalize/street_types.ts";
+import { expandStreetType, isStreetType } from "../normalize/street_types.ts";
 
 /** 1 to 4 digits, optionally one glued letter (5 digits is a postcode). */
 export const NUMBER_PATTERN = /^\d{1,4}[a-z]?$/i;
@@ -82,12 +82,14 @@ const LEADING = new RegExp(
   "i",
 );
 
-/** Street types that also begin names after "rue du", "rue de la": "8 r fbg Poissonnière" is 8 Rue du Faubourg
- *  Poissonnière, where "241 r rue X" is 241 r. */
-const NAME_HEADS = new Set(["faubourg", "fbg", "fg", "faub", "fbourg", "fbrg", "chaussee", "chse", "chss"]);
+/** The types a street's name does not begin with after "rue du", "rue de la". Before any other type ("Faubourg",
+ *  "Pont", "Gare", "Parc", "Port", "Cité"…) a lone r is rue: "8 r fbg Poissonnière" is 8 Rue du Faubourg Poissonnière,
+ *  "1 r pont Neuf" 1 Rue du Pont Neuf, where "241 r rue X" is 241 r. Paris's BAN file has no suffix r at all. */
+const LEADING_TYPES = new Set(["rue", "avenue", "boulevard", "place", "impasse", "allee", "chemin", "route", "quai"]);
 
 function headsNames(word: string): boolean {
-  return NAME_HEADS.has(foldAccents(word).toLowerCase().replace(/\.$/, ""));
+  const type = expandStreetType(foldAccents(word).toLowerCase().replace(/\.$/, ""));
+  return type !== undefined && !LEADING_TYPES.has(type);
 }
 
 /**
