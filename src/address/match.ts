@@ -135,7 +135,7 @@ export class AddressMatcher {
     const postcode = choosePostcode(found.hit, check, plan);
     if (p.postcode !== null && p.postcode !== postcode && !reasons.has("missing_postcode"))
       reasons.add("postcode_corrected");
-    if (p.cedexDepartement !== null) reasons.add("postcode_corrected");
+    if (p.cedexDepartement !== null && p.cedexPostcode !== postcode) reasons.add("postcode_corrected");
     const city = this.#deliveryNames.get(postcode, index.communeCode(street));
     return answer(reasons, normalizedAddress({ found: found.hit, num, check, postcode, city }));
   }

@@ -73,6 +73,18 @@ describe("AddressMatcher over real communes", () => {
     assert.deepEqual([r.verdict, r.reasons, r.normalized?.postcode], ["corrected", ["postcode_corrected"], "33000"]);
   });
 
+  test("a CEDEX line whose postcode is the street's own is not corrected", () => {
+    const r = run({ line: "4 cours de l'Intendance 33000 Bordeaux Cedex" });
+    assert.deepEqual([r.verdict, r.reasons, r.normalized?.postcode], ["deliverable", [], "33000"]);
+    const fields = run({ street: "4 cours de l'Intendance", postcode: "33000", city: "Bordeaux Cedex 1" });
+    assert.deepEqual([fields.verdict, fields.reasons], ["deliverable", []]);
+  });
+
+  test("a CEDEX line with no postcode: the house number is no département", () => {
+    const r = run({ line: "12 cours de l'Intendance BORDEAUX CEDEX" });
+    assert.deepEqual([r.verdict, r.reasons, r.normalized?.postcode], ["incomplete", ["missing_postcode"], "33000"]);
+  });
+
   test("a fuzzy match needs a clear margin: two names one edit apart are not guessed", () => {
     assert.equal(run({ line: "1 rue Sainte-Katherine 33000 Bordeaux" }).verdict, "corrected");
     const r = run({ line: "1 rue Mirtin 33000 Bordeaux" });

@@ -18,6 +18,9 @@ export interface ParsedAddress {
   countryFrom: "segment" | "words" | null;
   /** Set when the postcode given was a CEDEX code: only its département says something (docs/address_rules.md §6). */
   cedexDepartement: string | null;
+  /** The CEDEX line's postcode as written, when it had one: the answer's postcode is no correction when it is the same
+   *  ("75004 PARIS CEDEX 04" for a street of the 4th). */
+  cedexPostcode?: string;
   /** The number was read after the street ("Boulevard Saint-Martin 20"): it may belong to the name ("Pont Alexandre
    *  3" for BAN's "Pont Alexandre III"), which only the index can tell (match/parser_fixups.ts). */
   numberAfterStreet?: boolean;
@@ -63,10 +66,15 @@ interface LineParts {
   country: string | null;
   countryFrom: ParsedAddress["countryFrom"];
   cedexDepartement: string | null;
+  cedexPostcode: string | null;
 }
+
+// The postcode of a CEDEX line, before clean_query.ts keeps only its département.
+const CEDEX_POSTCODE = /\b(\d{5})\s+[^\d,]+?\s+cedex\b/i;
 
 function splitLine(line: string): LineParts {
   const cedex = hasCedex(line);
+  const cedexPostcode = cedex ? (CEDEX_POSTCODE.exec(line)?.[1] ?? null) : null;
   const { rest, country, from: countryFrom } = splitCountry(cleanQuery(line));
   let last: RegExpExecArray | null = null;
   for (const m of rest.matchAll(POSTCODE)) last = m as RegExpExecArray;
@@ -93,7 +101,8 @@ function splitLine(line: string): LineParts {
     }
   } else if (cedex) {
     const m = CEDEX_DEPARTEMENT.exec(rest);
-    if (m) {
+    // At the start of the line the number is the house number: "10 rue de Rivoli PARIS CEDEX 04".
+    if (m && m.index > 0) {
       cedexDepartement = m[1]!.toUpperCase();
       address = rest.slice(0, m.index);
       city = cleanPart(m[2]!) || null;
@@ -110,7 +119,7 @@ function splitLine(line: string): LineParts {
       address = segments.join(", ");
     }
   }
-  return { address: cleanPart(address), postcode, city, country, countryFrom, cedexDepartement };
+  return { address: cleanPart(address), postcode, city, country, countryFrom, cedexDepartement, cedexPostcode };
 }
 
 // The same inside the street segment, at its end: "rue X appartement 12", "rue X bât. C esc 2".
@@ -138,6 +147,7 @@ export function parseAddress(input: AddressInput): ParsedAddress {
   let countryFrom: ParsedAddress["countryFrom"] = null;
   let cedexDepartement: string | null = null;
   let numberAfterStreet = false;
+  let cedexPostcode: string | null = null;
 
   // A whole address in the street field, as forms with one address box send it ("10 rue de Rivoli 75004 Paris"):
   // with no line and no postcode field, a street that holds a postcode is read as the line.
@@ -146,7 +156,7 @@ export function parseAddress(input: AddressInput): ParsedAddress {
   const line = streetAsLine ? blank(input.street) : blank(input.line);
   if (line !== null) {
     const parts = splitLine(line);
-    ({ postcode, city, country, countryFrom, cedexDepartement } = parts);
+    ({ postcode, city, country, countryFrom, cedexDepartement, cedexPostcode } = parts);
     const address = cleanPart(extractAddress(parts.address));
     const hn = readHouseNumber(address);
     if (hn) {
@@ -191,11 +201,13 @@ export function parseAddress(input: AddressInput): ParsedAddress {
   if (fieldPostcode !== null) {
     postcode = comparablePostcode(fieldPostcode);
     cedexDepartement = null;
+    cedexPostcode = null;
   }
   const fieldCity = blank(input.city);
   if (fieldCity !== null) {
     if (hasCedex(fieldCity) && postcode !== null && /^\d{5}$/.test(postcode)) {
       cedexDepartement = postcode.slice(0, 2);
+      cedexPostcode = postcode;
       postcode = null;
     }
     city = cleanPart(fieldCity.replace(/\s+cedex(?:\s*\d{1,3})?\b/gi, "")) || null;
@@ -208,5 +220,6 @@ export function parseAddress(input: AddressInput): ParsedAddress {
 
   const parsed: ParsedAddress = { houseNumber, suffix, street, postcode, city, country, countryFrom, cedexDepartement };
   if (numberAfterStreet) parsed.numberAfterStreet = true;
+  if (cedexDepartement !== null && cedexPostcode !== null) parsed.cedexPostcode = cedexPostcode;
   return parsed;
 }
