@@ -255,6 +255,33 @@ const PARIS_ROWS: Row[] = [
     output: "10 Rue de Rivoli, 75004 Paris",
   },
   {
+    source: "item 2: a postcode written twice",
+    line: "10 rue de rivoli 75004 paris 75004",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "item 2: a type typed twice",
+    line: "10 rue rue de rivoli 75004 paris",
+    verdict: "deliverable",
+    reasons: [],
+  },
+  {
+    source: "item 2: the type and article in brackets after the name, as old registers write them",
+    line: "10 RIVOLI (RUE DE) 75004 PARIS",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "item 6: the number in its own segment after the street",
+    line: "rue de rivoli, 10, 75004 paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
     source: "item 2: n° glued to the number",
     line: "n°10 rue de rivoli 75004 paris",
     verdict: "deliverable",

@@ -1,6 +1,6 @@
 // Noise that is no part of a postal address, removed before parsing (docs/address_rules.md §6, addok-france clean_query;
 // cases in shared/address/fixtures/addok-france__test_clean_query.jsonl).
-import { STREET_TYPE_WORDS } from "../normalize/street_types.ts";
+import { isStreetType, STREET_TYPE_WORDS } from "../normalize/street_types.ts";
 
 // "31068 TOULOUSE CEDEX 7" → "31 TOULOUSE": a CEDEX code is not geographic, only its département is kept.
 const CEDEX = /\b(\d{2})\d{3}\s+([^\d,]+?)\s+cedex(?:\s*\d{1,3})?\b/gi;
@@ -17,6 +17,10 @@ const GLUED_TYPE = new RegExp(
   `(^|[\\s,])(\\d{1,4})(${STREET_TYPE_WORDS.filter((w) => w.length >= 3 && !/^(?:bis|ter|quater|quinquies|sexies)$/.test(w)).join("|")})(?=[\\s.,])`,
   "gi",
 );
+// "RIVOLI (RUE DE)": the name first, its type and article in brackets, as old registers and exports write them.
+const BRACKETED_TYPE = /([^\s(),\d][^(),\d]*?)\s*\(\s*([a-zà-ÿ][a-zà-ÿ.'’ ]*?)\s*\)/gi;
+// "75004 Paris 75004", "75004 75004 Paris": a postcode written twice, as forms that join their fields twice do.
+const REPEATED_POSTCODE = /(^|[\s,])(\d{5})((?:[\s,].*?)?)[\s,]+\2(?=[\s,]|$)/;
 // "s/s" → sous, "s/" → sur, also between hyphens ("air-s/-l'adour").
 const SOUS = /(^|[\s-])s\/s(?:[\s-]+|$)/gi;
 const SUR = /(^|[\s-])s\/(?:[\s-]+|$)/gi;
@@ -30,8 +34,9 @@ const SEMICOLONS = /\s*;\s*/g;
 // "Chez Mme Martin, 12 rue …": the addressee's segment is no part of the address (issue 14, item 2).
 const CHEZ = /(^|,)\s*chez\s[^,]*,/gi;
 
-/** Removes CEDEX, boxes, floors, "chez …", "Lieu-dit" and a bracketed département, expands "s/" and "s/s", splits a
- *  postcode glued to a word and a number glued to its street type, reads semicolons as commas. */
+/** Removes CEDEX, boxes, floors, "chez …", "Lieu-dit", a bracketed département and a postcode written twice, expands
+ *  "s/" and "s/s", puts a bracketed type before its name, splits a postcode glued to a word and a number glued to its
+ *  street type, reads semicolons as commas. */
 export function cleanQuery(text: string): string {
   const out = text
     .replace(SEMICOLONS, ", ")
@@ -41,6 +46,10 @@ export function cleanQuery(text: string): string {
     .replace(BOXES, "$1")
     .replace(FLOORS, "$1")
     .replace(BRACKETED_DEPARTEMENT, "")
+    .replace(BRACKETED_TYPE, (whole, name: string, type: string) =>
+      isStreetType(type.split(/[\s.]/)[0]!) ? `${type} ${name}` : whole,
+    )
+    .replace(REPEATED_POSTCODE, "$1$2$3")
     .replace(GLUED_TYPE, "$1$2 $3")
     .replace(SOUS, (_m, pre: string) => `${pre === "-" ? " " : pre}sous `)
     .replace(SUR, (_m, pre: string) => `${pre === "-" ? " " : pre}sur `)

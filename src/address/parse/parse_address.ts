@@ -4,6 +4,7 @@ import type { AddressInput } from "../types.ts";
 import { cleanQuery, hasCedex } from "./clean_query.ts";
 import { splitCountry } from "./country.ts";
 import { extractAddress } from "./extract_address.ts";
+import { isStreetType } from "../normalize/street_types.ts";
 import { readHouseNumber, readTrailingHouseNumber, SUFFIX_FOLD } from "./house_number.ts";
 
 export interface ParsedAddress {
@@ -126,6 +127,9 @@ function splitLine(line: string): LineParts {
 const TRAILING_UNIT =
   /\s+(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|ch|chambre)(?=[\s.])\.?\s*(?:n°\s*)?[\w-]{1,5}|porte\s*(?:n°\s*)?\d{1,4}[a-z]?)$/i;
 
+const NUMBER_SEGMENT = /^\d{1,4}\s*(?:bis|ter|quater|[a-z])?$/i;
+const DOUBLED_WORD = /^([\p{L}]+)\.?(?=\s+\1\b)/iu;
+
 function streetSegment(text: string): string {
   const segments = text
     .split(",")
@@ -133,6 +137,9 @@ function streetSegment(text: string): string {
     .filter((s) => s !== "" && !TRAILING_NOISE.test(s));
   let street = segments[0] ?? "";
   for (let i = 0; i < 3 && TRAILING_UNIT.test(street); i++) street = street.replace(TRAILING_UNIT, "");
+  // "rue rue de Rivoli": a type word typed twice.
+  const doubled = DOUBLED_WORD.exec(street);
+  if (doubled !== null && isStreetType(doubled[1]!)) street = street.slice(doubled[0].length).trimStart();
   return street;
 }
 
@@ -165,7 +172,18 @@ export function parseAddress(input: AddressInput): ParsedAddress {
       street = streetSegment(hn.rest) || null;
     } else {
       street = streetSegment(address) || null;
-      const trailing = street === null ? null : readTrailingHouseNumber(street);
+      // "rue de Rivoli, 10, 75004 Paris": the number in its own segment after the street's.
+      const numberSegment = address
+        .split(",")
+        .map(cleanPart)
+        .filter((s) => s !== "")[1];
+      const trailing =
+        street === null
+          ? null
+          : (readTrailingHouseNumber(street) ??
+            (numberSegment !== undefined && NUMBER_SEGMENT.test(numberSegment)
+              ? readTrailingHouseNumber(`${street} ${numberSegment}`)
+              : null));
       if (trailing) {
         houseNumber = trailing.number;
         suffix = foldSuffix(trailing.suffix);
