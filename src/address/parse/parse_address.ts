@@ -128,7 +128,8 @@ const TRAILING_UNIT =
   /\s+(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|ch|chambre)(?=[\s.])\.?\s*(?:n°\s*)?[\w-]{1,5}|porte\s*(?:n°\s*)?\d{1,4}[a-z]?)$/i;
 
 const NUMBER_SEGMENT = /^\d{1,4}\s*(?:bis|ter|quater|[a-z])?$/i;
-const DOUBLED_WORD = /^([\p{L}]+)\.?(?=\s+\1\b)/iu;
+// A word repeated whole (\b is ASCII's: "r résal" would repeat "r").
+const DOUBLED_WORD = /^(\p{L}+)\.?(?=\s+\1(?!\p{L}))/iu;
 
 function streetSegment(text: string): string {
   const segments = text
