@@ -486,6 +486,8 @@ function issue14Cases(
         // A namesake in the postcode's département may take it as a slip of its own postcode ("84460 Gargas" for
         // Gargas, 84400): postcode_corrected by item 5's rule, no mismatch.
         if (named.some((c) => c.slice(0, 2) === postcode!.slice(0, 2))) continue;
+        // Nor a name one letter from a commune of the postcode ("25190 Fleury" for Fleurey): city_corrected.
+        if (reference.closestCity(nom!, reference.communesOfPostcode(postcode!), { maxEdits: 1 }) !== null) continue;
         out.push({
           category: "mismatch",
           input: { line: `${1 + pick(40)} ${kind === 0 ? "Rue de la Gare" : "Grande Rue"}, ${postcode} ${nom}` },

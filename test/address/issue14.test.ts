@@ -754,6 +754,12 @@ const SMALL_WORD_ROWS: Row[] = [
     reasons: ["street_not_found"],
   },
   {
+    source: "item 5: a slip of the postcode's commune that names a commune elsewhere (Sains, 35610, for Salins, 15200)",
+    line: "1 Rue de la Gare, 15200 Sains",
+    verdict: "unknown",
+    reasons: ["city_corrected", "postcode_not_covered"],
+  },
+  {
     source: "item 5: a commune elsewhere, with a slip, is still a mismatch (Roffiac, 15100)",
     line: "1 Rue de la Gare, 51170 Rofiac",
     verdict: "nonexistent",

@@ -74,6 +74,22 @@ export function resolvePlace(p: ParsedAddress, ref: Reference): SearchPlan {
           unsearched: ["postcode_corrected"],
         };
       }
+      // "15200 Sains" for Salins (15200): a slip that happens to name a commune elsewhere. One letter from a commune
+      // of the postcode is likelier a slip than a postcode of another département (the city's side of postcodeSlip).
+      // Not a number: "75001 Paris 16" names the 16th arrondissement, no slip of the 1st.
+      const slipOfCity = /\d/.test(p.city!) ? null : ref.closestCity(p.city!, byPostcode, { maxEdits: 1 });
+      if (slipOfCity !== null && slipOfCity.communes.length > 0) {
+        return {
+          reasons: [...reasons, "city_corrected"],
+          tiers: [
+            { communes: slipOfCity.communes, onFound: [] },
+            { communes: minus(siblingsOf(slipOfCity.communes), slipOfCity.communes), onFound: ["postcode_corrected"] },
+          ],
+          notFound: [],
+          postcode,
+          anywhere: false,
+        };
+      }
       return {
         reasons,
         tiers: [

@@ -169,10 +169,11 @@ export class Reference {
     return out;
   }
 
-  /** City names within a few edits of `city`, among `communes` (or nationwide when omitted); a unique one wins. */
-  closestCity(city: string, communes?: readonly string[]): CityMatch | null {
+  /** City names within a few edits of `city` (`maxEdits` at most), among `communes` (or nationwide when omitted); a
+   *  unique one wins. */
+  closestCity(city: string, communes?: readonly string[], options: { maxEdits?: number } = {}): CityMatch | null {
     const key = cityKey(city);
-    const max = Math.min(CITY_MAX_EDITS, maxEdits(key.length));
+    const max = Math.min(options.maxEdits ?? CITY_MAX_EDITS, maxEdits(key.length));
     if (max === 0) return null;
     const best = communes ? this.#closestAmong(key, max, communes) : this.#closestAnywhere(key, max);
     if (best < 0) return null;
