@@ -708,6 +708,12 @@ const SMALL_WORD_ROWS: Row[] = [
     reasons: ["postcode_not_covered"],
   },
   {
+    source: "item 2: a year that ends a street's name, outside coverage, is no postcode",
+    line: "10 avenue du 8 Mai 1945 Lyon",
+    verdict: "unknown",
+    reasons: ["missing_postcode", "postcode_not_covered"],
+  },
+  {
     source: "item 2: Corsica's département letters in the postcode, outside coverage",
     line: "20 rue de la Gare, 2A000 Ajaccio",
     verdict: "unknown",

@@ -1,5 +1,6 @@
 // Parser fix-ups: what parse/parse_address.ts cannot decide without the nationwide reference, settled by asking it
 // whether a run of words names a French city. Each one edits the parsed address in place.
+import { stringDistance } from "../../text/edit_distance.ts";
 import { departementOfInsee } from "../index/departement.ts";
 import { readTrailingHouseNumber } from "../parse/house_number.ts";
 import { comparablePostcode, foldSuffix, type ParsedAddress } from "../parse/parse_address.ts";
@@ -103,9 +104,23 @@ export function postcodeWrittenAmiss(p: ParsedAddress, ref: Reference, streetKno
     const inIt =
       city !== null && ref.citiesNamed(city).some((m) => m.communes.some((c) => departementOfInsee(c) === written));
     if (!inIt) return;
-  } else p.postcode = comparablePostcode(written);
+  } else if (readsAsPostcode(written, city, ref)) p.postcode = comparablePostcode(written);
+  else return;
   p.street = street;
   p.city = city;
+}
+
+/**
+ * Whether digits written where a postcode stands are one: spaced or with Corsica's letters, a real postcode once the
+ * leading zero is put back, or a digit short or long of a postcode of the city ("7504 Paris"). Four digits that are
+ * none of these are a year ("Avenue du 8 Mai 1945 Lyon"), left to the street's name.
+ */
+function readsAsPostcode(written: string, city: string | null, ref: Reference): boolean {
+  if (/\s|[ab]/i.test(written)) return true;
+  if (ref.communesOfPostcode(comparablePostcode(written)).length > 0) return true;
+  if (city === null) return false;
+  const communes = ref.citiesNamed(city).flatMap((m) => m.communes);
+  return communes.some((c) => ref.postcodesOf(c).some((pc) => stringDistance(written, pc, 1) <= 1));
 }
 
 /**
