@@ -38,26 +38,32 @@ const CHEZ = /(^|,)\s*chez\s[^,]*,/gi;
  *  "s/" and "s/s", puts a bracketed type before its name, splits a postcode glued to a word and a number glued to its
  *  street type, reads semicolons as commas. */
 export function cleanQuery(text: string): string {
-  const out = text
+  let out = text
     .replace(SEMICOLONS, ", ")
     .replace(CHEZ, "$1 ")
     .replace(CEDEX, "$1 $2")
     .replace(CEDEX_ALONE, "")
     .replace(BOXES, "$1")
     .replace(FLOORS, "$1")
-    .replace(BRACKETED_DEPARTEMENT, "")
-    .replace(BRACKETED_TYPE, (whole, name: string, type: string) =>
-      isStreetType(type.split(/[\s.]/)[0]!) ? `${type} ${name}` : whole,
-    )
     .replace(REPEATED_POSTCODE, "$1$2$3")
-    .replace(GLUED_TYPE, "$1$2 $3")
     .replace(SOUS, (_m, pre: string) => `${pre === "-" ? " " : pre}sous `)
     .replace(SUR, (_m, pre: string) => `${pre === "-" ? " " : pre}sur `)
     .replace(LIEU_DIT, "")
     .replace(GLUED_POSTCODE, "$1 $2")
     .replace(GLUED_CITY, "$1$2 ");
+  // The rarer noises, tried only when their first character is there (these patterns scan every position).
+  if (out.includes("(")) {
+    out = out
+      .replace(BRACKETED_DEPARTEMENT, "")
+      .replace(BRACKETED_TYPE, (whole, name: string, type: string) =>
+        isStreetType(type.split(/[\s.]/)[0]!) ? `${type} ${name}` : whole,
+      );
+  }
+  if (DIGIT_THEN_LETTERS.test(out)) out = out.replace(GLUED_TYPE, "$1$2 $3");
   return out.replace(/\s{2,}/g, " ").trim();
 }
+
+const DIGIT_THEN_LETTERS = /\d[a-zà-ÿ]{3}/i;
 
 /** True when the text names a CEDEX distribution (its postcode then says nothing about the street). */
 export function hasCedex(text: string): boolean {

@@ -1,10 +1,10 @@
 // From AddressInput (a free-form line and/or separate fields) to the parts the matcher compares. Separate fields
 // override what the line says (issue 4). No reference data is needed here: this is pure text handling.
+import { isStreetType } from "../normalize/street_types.ts";
 import type { AddressInput } from "../types.ts";
 import { cleanQuery, hasCedex } from "./clean_query.ts";
 import { splitCountry } from "./country.ts";
 import { extractAddress } from "./extract_address.ts";
-import { isStreetType } from "../normalize/street_types.ts";
 import { readHouseNumber, readTrailingHouseNumber, SUFFIX_FOLD } from "./house_number.ts";
 
 export interface ParsedAddress {
