@@ -213,6 +213,13 @@ const PARIS_ROWS: Row[] = [
     street: "Rue Jean-Jacques Rousseau",
   },
   {
+    source: "item 2: N.-D. for Notre-Dame",
+    line: "10 rue n.d. des champs 75006 paris",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue Notre-Dame des Champs",
+  },
+  {
     source: "item 2: a given name cut short (Ch. for Charles)",
     line: "2 pl ch de gaulle 75008 paris",
     verdict: "corrected",

@@ -72,7 +72,11 @@ export function expandAbbreviations(tokens: readonly string[]): string[] {
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     const word = WORDS[t];
-    if (word !== undefined) out.push(word);
+    // "N.-D. des Champs", "N D des Champs": Notre-Dame in two initials.
+    if (t === "n" && tokens[i + 1] === "d" && i + 2 < tokens.length) {
+      out.push(...PHRASES.nd!);
+      i++;
+    } else if (word !== undefined) out.push(word);
     else if (t === "nd" || t === "jb") out.push(...PHRASES[t]!);
     else out.push(t);
   }
