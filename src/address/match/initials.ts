@@ -52,7 +52,7 @@ export function initialsStreets(
         // The type must be the query's (t counts the type and its space; 0 when the street has none).
         if ((t === 0 ? "" : key.slice(0, t - 1)) !== type) continue;
         const name = key.slice(t).split(" ");
-        if (name.length <= words.length - 1 || !spellsWithInitials(words, name)) continue;
+        if (name.length < words.length || !spellsWithInitials(words, name)) continue;
         out.push({ index, street: s, cost: EDIT_COST, scores: { name: 1, type: 0 } });
       }
     }
