@@ -8,7 +8,7 @@ import { checkHouseNumber, type NumberCheck } from "./match/house_number_check.t
 import { answer, choosePostcode, DeliveryNames, normalizedAddress, placeOnly } from "./match/output.ts";
 import { cityFromStreet, keepFrenchCity, numberInName, postcodeWrittenAmiss } from "./match/parser_fixups.ts";
 import { PlanCache } from "./match/plan_cache.ts";
-import { numberPredicate, searchAnywhere, searchTiers, streetQuery } from "./match/search_order.ts";
+import { everyCommune, numberPredicate, searchAnywhere, searchTiers, streetQuery } from "./match/search_order.ts";
 import { exactStreets } from "./match/street_search.ts";
 import { countryOfPostcode, isFrance } from "./parse/country.ts";
 import { type ParsedAddress, parseAddress } from "./parse/parse_address.ts";
@@ -50,14 +50,9 @@ export class AddressMatcher {
     return searchAnywhere(streetQuery(p.street), this.#indexes.values(), numberPredicate(num)) !== null;
   }
 
-  /** True when some indexed commune has a street of exactly this name. */
-  #streetKnown(street: string): boolean {
-    const scopes = [...this.#indexes.values()].map((index) => ({
-      index,
-      communes: index.header.communes.map((_, i) => i),
-    }));
-    return exactStreets(streetQuery(street), scopes).some((h) => h.cost === 0);
-  }
+  /** True when some indexed commune has a street of exactly this name (the parser fix-ups ask it). */
+  readonly #streetKnown = (street: string): boolean =>
+    exactStreets(streetQuery(street), everyCommune(this.#indexes.values())).some((h) => h.cost === 0);
 
   #match(input: AddressInput): Omit<AddressVerification, "duration_ms"> {
     // 1. Parse; what the parser cannot settle alone is settled against the reference.
@@ -65,10 +60,10 @@ export class AddressMatcher {
     if (p.country !== null && p.countryFrom !== null) keepFrenchCity(p, this.#ref);
     if (p.country !== null && !isFrance(p.country)) return answer(["country_not_covered"], null);
     if (p.postcode !== null && countryOfPostcode(p.postcode) !== null) return answer(["country_not_covered"], null);
-    postcodeWrittenAmiss(p, this.#ref, (street) => this.#streetKnown(street));
+    postcodeWrittenAmiss(p, this.#ref, this.#streetKnown);
     // "43 rue de Lille" with no locality: a street the index knows whole keeps its last word ("Lille" is a commune
     // too, issue 14); otherwise trailing words that name a commune are read as the city.
-    if (!this.#wholeStreetKnown(p)) cityFromStreet(p, this.#ref, (street) => this.#streetKnown(street));
+    if (!this.#wholeStreetKnown(p)) cityFromStreet(p, this.#ref, this.#streetKnown);
 
     // 2. The place: where to look for the street, and whether those communes are indexed.
     const plan = this.#plans.get(p);

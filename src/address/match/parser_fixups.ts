@@ -4,7 +4,7 @@ import { stringDistance } from "../../text/edit_distance.ts";
 import { departementOfInsee } from "../index/departement.ts";
 import { readTrailingHouseNumber } from "../parse/house_number.ts";
 import { comparablePostcode, foldSuffix, type ParsedAddress } from "../parse/parse_address.ts";
-import type { Reference } from "../reference/reference.ts";
+import type { CityMatch, Reference } from "../reference/reference.ts";
 import type { ScopedTier } from "./plan_cache.ts";
 import { streetQuery } from "./search_order.ts";
 import { exactStreets } from "./street_search.ts";
@@ -81,15 +81,10 @@ export function postcodeWrittenAmiss(p: ParsedAddress, ref: Reference, streetKno
     city = m[3]?.trim() ?? null;
     if (city === null && /^\d{2}$/.test(written)) {
       // "10 rue de Rivoli Paris 75": the city before its département's number.
-      const words = street.split(/\s+/);
-      for (let n = Math.min(MAX_CITY_WORDS, words.length - 2); n >= 1; n--) {
-        const tail = words.slice(-n).join(" ");
-        if (ref.citiesNamed(tail).some((c) => c.communes.some((i) => departementOfInsee(i) === written))) {
-          p.street = words.slice(0, -n).join(" ");
-          p.city = tail;
-          return;
-        }
-      }
+      const end = cityAtEnd(street, ref, (named) =>
+        named.some((c) => c.communes.some((i) => departementOfInsee(i) === written)),
+      );
+      if (end !== null) ({ street: p.street, city: p.city } = end);
       return;
     }
     if (
@@ -132,28 +127,37 @@ export function cityFromStreet(p: ParsedAddress, ref: Reference, streetKnown: (s
   if (p.city !== null || p.cedexDepartement !== null || p.street === null) return;
   const served = p.postcode === null ? null : new Set(ref.communesOfPostcode(p.postcode));
   if (served !== null && served.size === 0) return;
-  const words = p.street.split(/\s+/);
-  // At least two words stay the street: a type and a name.
+  const whole = p.street;
+  const end = cityAtEnd(whole, ref, (named) =>
+    served === null
+      ? named.length > 0
+      : named.some((m) => m.communes.some((c) => served.has(c))) && !streetKnown(whole),
+  );
+  if (end === null) return;
+  ({ street: p.street, city: p.city } = end);
+  // "Boulevard Saint-Martin 20 Paris": the number the city hid from the parser is the house number.
+  const trailing = p.houseNumber === null ? readTrailingHouseNumber(p.street) : null;
+  if (trailing !== null) {
+    p.houseNumber = trailing.number;
+    p.suffix = foldSuffix(trailing.suffix);
+    p.street = trailing.rest;
+    p.numberAfterStreet = true;
+  }
+}
+
+/** The longest run of a street's last words (up to MAX_CITY_WORDS; a type and a name stay the street) whose city
+ *  matches are accepted, and the words before it; null when none is. */
+function cityAtEnd(
+  street: string,
+  ref: Reference,
+  accept: (named: CityMatch[]) => boolean,
+): { street: string; city: string } | null {
+  const words = street.split(/\s+/);
   for (let n = Math.min(MAX_CITY_WORDS, words.length - 2); n >= 1; n--) {
     const tail = words.slice(-n).join(" ");
-    const named = ref.citiesNamed(tail);
-    if (named.length > 0 && served !== null) {
-      if (!named.some((m) => m.communes.some((c) => served.has(c))) || streetKnown(p.street)) continue;
-    }
-    if (named.length > 0) {
-      p.city = tail;
-      p.street = words.slice(0, -n).join(" ");
-      // "Boulevard Saint-Martin 20 Paris": the number the city hid from the parser is the house number.
-      const trailing = p.houseNumber === null ? readTrailingHouseNumber(p.street) : null;
-      if (trailing !== null) {
-        p.houseNumber = trailing.number;
-        p.suffix = foldSuffix(trailing.suffix);
-        p.street = trailing.rest;
-        p.numberAfterStreet = true;
-      }
-      return;
-    }
+    if (accept(ref.citiesNamed(tail))) return { street: words.slice(0, -n).join(" "), city: tail };
   }
+  return null;
 }
 
 /** "Pont Alexandre 3, 75008 Paris": a number read after the street is part of its name when the whole text names a

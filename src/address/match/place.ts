@@ -36,6 +36,18 @@ export function resolvePlace(p: ParsedAddress, ref: Reference): SearchPlan {
   const siblingsOf = (communes: string[]) => siblingsIn(ref, communes);
   const fromCedex = (communes: string[]) => inDepartement(communes, p.cedexDepartement);
   const missingPostcode: AddressReason[] = p.cedexDepartement !== null ? [] : ["missing_postcode"];
+  // The city written is these communes of the postcode under another name (a slip, a delivery name): their streets
+  // first, then the other arrondissements of their city.
+  const cityCorrectedTo = (communes: string[]): SearchPlan => ({
+    reasons: [...reasons, "city_corrected"],
+    tiers: [
+      { communes, onFound: [] },
+      { communes: minus(siblingsOf(communes), communes), onFound: ["postcode_corrected"] },
+    ],
+    notFound: [],
+    postcode,
+    anywhere: false,
+  });
 
   // Postcode and city both given.
   if (byPostcode !== null && cityMatches !== null) {
@@ -78,18 +90,7 @@ export function resolvePlace(p: ParsedAddress, ref: Reference): SearchPlan {
       // of the postcode is likelier a slip than a postcode of another département (the city's side of postcodeSlip).
       // Not a number: "75001 Paris 16" names the 16th arrondissement, no slip of the 1st.
       const slipOfCity = /\d/.test(p.city!) ? null : ref.closestCity(p.city!, byPostcode, { maxEdits: 1 });
-      if (slipOfCity !== null && slipOfCity.communes.length > 0) {
-        return {
-          reasons: [...reasons, "city_corrected"],
-          tiers: [
-            { communes: slipOfCity.communes, onFound: [] },
-            { communes: minus(siblingsOf(slipOfCity.communes), slipOfCity.communes), onFound: ["postcode_corrected"] },
-          ],
-          notFound: [],
-          postcode,
-          anywhere: false,
-        };
-      }
+      if (slipOfCity !== null && slipOfCity.communes.length > 0) return cityCorrectedTo(slipOfCity.communes);
       return {
         reasons,
         tiers: [
@@ -105,31 +106,9 @@ export function resolvePlace(p: ParsedAddress, ref: Reference): SearchPlan {
       // A delivery name longer or cut short ("COLMARS LES ALPES", "ESCUEILLENS ET ST JUST"): the postcode's commune,
       // whose own name the answer gives.
       const delivered = ref.communeByNameEnd(p.city!, byPostcode);
-      if (delivered !== null) {
-        return {
-          reasons: [...reasons, "city_corrected"],
-          tiers: [
-            { communes: [delivered], onFound: [] },
-            { communes: minus(siblingsOf([delivered]), [delivered]), onFound: ["postcode_corrected"] },
-          ],
-          notFound: [],
-          postcode,
-          anywhere: false,
-        };
-      }
+      if (delivered !== null) return cityCorrectedTo([delivered]);
       const close = ref.closestCity(p.city!, byPostcode);
-      if (close && close.communes.length > 0) {
-        return {
-          reasons: ["city_corrected"],
-          tiers: [
-            { communes: close.communes, onFound: [] },
-            { communes: minus(siblingsOf(close.communes), close.communes), onFound: ["postcode_corrected"] },
-          ],
-          notFound: [],
-          postcode,
-          anywhere: false,
-        };
-      }
+      if (close && close.communes.length > 0) return cityCorrectedTo(close.communes);
       // A name that is no commune of France, even with a slip (a hamlet, a locality of La Poste's line 5, a district of
       // French Polynesia that La Poste delivers by name): the postcode may serve it, so only the street can tell.
       const namesNoCommune = ref.closestCity(p.city!) === null;

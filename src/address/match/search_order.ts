@@ -9,6 +9,7 @@ import { initialsOf, initialsStreets } from "./initials.ts";
 import type { SearchTier } from "./place.ts";
 import type { ScopedTier } from "./plan_cache.ts";
 import {
+  type CommuneScope,
   clearWinner,
   exactStreets,
   fuzzyStreets,
@@ -116,10 +117,14 @@ function searchInitials(q: StreetQuery, scoped: readonly ScopedTier[], hasNumber
   return first;
 }
 
+/** Every commune of every index, as search scopes. */
+export function everyCommune(indexes: Iterable<BanIndex>): CommuneScope[] {
+  return [...indexes].map((index) => ({ index, communes: index.header.communes.map((_, i) => i) }));
+}
+
 /** With neither postcode nor city: the exact name in every indexed département, when it designates one place. */
 export function searchAnywhere(q: StreetQuery, indexes: Iterable<BanIndex>, hasNumber: HasNumber): Found | null {
-  const scopes = [...indexes].map((index) => ({ index, communes: index.header.communes.map((_, i) => i) }));
-  const hits = exactStreets(q, scopes).filter((h) => h.cost === 0);
+  const hits = exactStreets(q, everyCommune(indexes)).filter((h) => h.cost === 0);
   if (hits.length === 0) return null;
   const withNumber = hits.filter(hasNumber);
   const pool = withNumber.length > 0 ? withNumber : hits;
