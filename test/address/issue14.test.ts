@@ -612,6 +612,70 @@ const PARIS_ROWS: Row[] = [
     reasons: ["missing_house_number"],
     street: "Rue du Huit Mai 1945",
   },
+  // Item 2, a type word that begins the name: "Rue du" dropped before Faubourg, Porte, Chemin, Chaussée, Cour.
+  {
+    source: "item 2: faubourg begins the name (was Rue Saint-Honoré, out of range)",
+    line: "10 faubourg saint honore 75008 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Rue du Faubourg Saint-Honoré",
+  },
+  {
+    source: "item 2: faubourg begins the name (was Boulevard Montmartre)",
+    line: "10 faubourg montmartre 75009 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Rue du Faubourg Montmartre",
+  },
+  {
+    source: "item 2: fbg abbreviated and a wrong arrondissement (was Passage Saint-Antoine)",
+    line: "10 fbg st antoine 75011 paris",
+    verdict: "corrected",
+    reasons: ["postcode_corrected", "street_corrected"],
+    street: "Rue du Faubourg Saint-Antoine",
+    postcode: "75012",
+  },
+  {
+    source: "item 2: faubourg begins the name, and a typo (was Boulevard du Temple)",
+    line: "10 faubourg du tempel 75011 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Rue du Faubourg du Temple",
+  },
+  {
+    source: "item 2: porte begins the name (was Cours de Vincennes)",
+    line: "10 porte de vincennes 75012 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Avenue de la Porte de Vincennes",
+  },
+  {
+    source: "item 2: chemin begins the name (was street_not_found)",
+    line: "10 chemin vert 75011 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Rue du Chemin Vert",
+  },
+  {
+    source: "item 2: chaussée begins the name (was Cité d'Antin)",
+    line: "10 chaussee d antin 75009 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Rue de la Chaussée d'Antin",
+  },
+  {
+    source: "item 2: two streets begin with parc montsouris: no guess (was Square de Montsouris)",
+    line: "10 parc montsouris 75014 paris",
+    verdict: "nonexistent",
+    reasons: ["street_not_found"],
+  },
+  {
+    source: "item 2: a type no Paris name begins with stays a type",
+    line: "10 avenue de rivoli 75004 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Rue de Rivoli",
+  },
 ];
 
 describe("issue 14 over the Paris BAN file", { skip: existsSync(PARIS) ? false : "Paris BAN file absent" }, () => {
@@ -855,6 +919,69 @@ describe("issue 14: small words and coverage over a written index (Giromagny, 90
   });
   for (const row of SMALL_WORD_ROWS)
     test(`${row.line} → ${row.verdict} (${row.source})`, () => expectRow(matcher, row));
+});
+
+// A type word that begins a name (Belfort, 90000): "Rue du Faubourg de France" written "faubourg de France", beside
+// streets named after the rest under other types, as Paris has (Rue du Faubourg Saint-Antoine, Passage Saint-Antoine).
+const TYPE_WORD_ROWS: Row[] = [
+  {
+    source: "item 2: the type word read as the name's first word, not as another type",
+    line: "10 faubourg de France, 90000 Belfort",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Rue du Faubourg de France",
+  },
+  {
+    source: "item 2: the same with a typo",
+    line: "10 fbg de Frence, 90000 Belfort",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Rue du Faubourg de France",
+  },
+  {
+    source: "item 2: the street of that type, when it exists, as written",
+    line: "10 Faubourg des Ancêtres, 90000 Belfort",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Faubourg des Ancêtres",
+  },
+  {
+    source: "item 2: read as a name that two streets begin with, nothing is guessed",
+    line: "10 chemin vert, 90000 Belfort",
+    verdict: "nonexistent",
+    reasons: ["street_not_found"],
+  },
+  {
+    source: "item 2: a street that carries the type word as a type keeps it",
+    line: "10 Passage de France, 90000 Belfort",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Passage de France",
+  },
+];
+
+describe("issue 14: a type word that begins the name (written index, Belfort 90)", () => {
+  let matcher: AddressMatcher;
+  before(() => {
+    const reference = new Reference(packReference(compileReference()));
+    const insee = reference.citiesNamed("Belfort")[0]!.communes[0]!;
+    const at = { codeInsee: insee, codePostal: "90000", acheminement: "BELFORT" };
+    matcher = new AddressMatcher({
+      reference,
+      indexes: [
+        writtenIndex("90", [
+          ...streetRows("Rue du Faubourg de France", [10, 12], at, GIROMAGNY),
+          ...streetRows("Passage de France", [10], at, GIROMAGNY),
+          ...streetRows("Place de France", [10], at, GIROMAGNY),
+          ...streetRows("Faubourg des Ancêtres", [10], at, GIROMAGNY),
+          ...streetRows("Rue du Chemin Vert", [10], at, GIROMAGNY),
+          ...streetRows("Impasse du Chemin Vert", [10], at, GIROMAGNY),
+          ...streetRows("Allée Verte", [10], at, GIROMAGNY),
+        ]),
+      ],
+    });
+  });
+  for (const row of TYPE_WORD_ROWS) test(`${row.line} → ${row.verdict} (${row.source})`, () => expectRow(matcher, row));
 });
 
 // Vézelois (90400, its only postcode): a lieu-dit BAN writes without a type, a hameau, letter suffixes, numbers inside

@@ -25,6 +25,7 @@ export class BanIndex {
   /** Canonical form of each suffix of the suffix table ("bis" → "b"). */
   readonly suffixCanon: readonly string[];
   readonly #mask: number;
+  #nameHeads: Set<string> | undefined;
 
   constructor(buffer: SharedArrayBuffer | ArrayBuffer) {
     this.buffer = buffer;
@@ -74,6 +75,26 @@ export class BanIndex {
       const t = st.stTypeLen[i]!;
       if (this.#equals(st.stKeyOff[i]! + t, st.stKeyLen[i]! - t, name)) out.push(i);
     }
+  }
+
+  /** Whether some street's name, without its type, begins with this word ("faubourg": Rue du Faubourg Saint-Antoine).
+   *  The set is gathered on the first call, one pass over the streets. */
+  hasNameHead(word: string): boolean {
+    this.#nameHeads ??= this.#gatherNameHeads();
+    return this.#nameHeads.has(word);
+  }
+
+  #gatherNameHeads(): Set<string> {
+    const { st, blob } = this;
+    const heads = new Set<string>();
+    for (let i = 0; i < st.stKeyOff.length; i++) {
+      const start = st.stKeyOff[i]! + st.stTypeLen[i]!;
+      const end = st.stKeyOff[i]! + st.stKeyLen[i]!;
+      let space = start;
+      while (space < end && blob[space] !== 0x20) space++;
+      if (space > start) heads.add(Buffer.from(blob.buffer, blob.byteOffset + start, space - start).toString("latin1"));
+    }
+    return heads;
   }
 
   /** Streets whose NF Z 10-011 short form ("bd mal j m lattre tassigny") has this key. */

@@ -19,6 +19,7 @@ import {
   type StreetQuery,
   streetsNamedAs,
   stretchIsClear,
+  streetsNamedExactly,
 } from "./street_search.ts";
 
 /** The street found, the tier it was found in, and whether it took a fuzzy match to find it. */
@@ -47,6 +48,58 @@ export function streetQuery(street: string): StreetQuery {
   return prepareQuery(key, { nameWords });
 }
 
+/**
+ * The query with its type word read as the first word of the name, where some street of the scopes has a name that
+ * begins with that word. Many names do ("Rue du Faubourg Saint-Antoine", "Avenue de la Porte de Vincennes", "Rue du
+ * Chemin Vert", "Rue de la Chaussée d'Antin": about 130 of Paris's 7,400 streets), and people drop what comes before
+ * it: "10 faubourg Saint-Antoine". Read only as a type, the word found another street named after the rest, under
+ * another type ("Passage Saint-Antoine", "Cours de Vincennes"), and answered it `corrected`. Null for a query without
+ * a type as written, or in scopes where no name begins with it (most types, "rue" among them, never do).
+ */
+function typeWordAsName(q: StreetQuery, scopes: readonly CommuneScope[]): StreetQuery | null {
+  const { key } = q;
+  if (q.typeGuessed || key.type === null || key.nameTokens.length === 0) return null;
+  const typeWords = key.type.split(" ");
+  if (!scopes.some((s) => s.index.hasNameHead(typeWords[0]!))) return null;
+  q.typeAsName ??= prepareQuery(
+    { key: key.key, type: null, name: key.key, nameTokens: [...typeWords, ...key.nameTokens] },
+    { nameWords: q.nameWords },
+  );
+  return q.typeAsName;
+}
+
+/** Exact names in a tier: the key as written; when no street there has it, the type word read as the name's first
+ *  word (typeWordAsName), which then misses only the type ("faubourg saint antoine" for Rue du Faubourg…). */
+function exactInTier(q: StreetQuery, scopes: readonly CommuneScope[]): StreetHit[] {
+  const hits = exactStreets(q, scopes);
+  if (hits.length > 0) return hits;
+  const asName = typeWordAsName(q, scopes);
+  return asName === null ? hits : streetsNamedExactly(asName, scopes);
+}
+
+/** The fuzzy winners of a tier, and the reading of the query that found them. When the winner of the query as written
+ *  has another type than the one written (or there is none), the type word is also read as the name's first word
+ *  (typeWordAsName). */
+function fuzzyInTier(
+  q: StreetQuery,
+  scopes: readonly CommuneScope[],
+  maxEdits: number,
+  hasNumber: HasNumber,
+): { query: StreetQuery; winners: StreetHit[] } | null {
+  const hits = fuzzyStreets(q, scopes, { maxEdits });
+  const winners = clearWinner(hits, hasNumber);
+  if (winners !== null && winners[0]!.scores.type === 0) return { query: q, winners };
+  const asName = typeWordAsName(q, scopes);
+  const asNameHits = asName === null ? [] : fuzzyStreets(asName, scopes, { maxEdits });
+  // The reading whose nearest street costs less decides, and on a tie the one that accounts for every word written;
+  // ambiguous under it ("parc montsouris": Rue and Villa du Parc de Montsouris), it corrects nothing.
+  if (asName !== null && asNameHits.length > 0 && asNameHits[0]!.cost <= (hits[0]?.cost ?? Infinity)) {
+    const asNameWinners = clearWinner(asNameHits, hasNumber);
+    return asNameWinners && { query: asName, winners: asNameWinners };
+  }
+  return winners && { query: q, winners };
+}
+
 /** HasNumber for a house number, or for none. */
 export function numberPredicate(num: number | null): HasNumber {
   if (num === null) return hasNoNumber;
@@ -65,7 +118,7 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
   // Exact names in every tier before any fuzzy match: a wrong arrondissement is likelier than a typo.
   let fallback: Found | null = null;
   for (const { tier, scopes } of scoped) {
-    const hits = exactStreets(q, scopes);
+    const hits = exactInTier(q, scopes);
     const winners = clearWinner(hits, hasNumber);
     if (!winners) continue;
     const hit = pickByNumber(winners, hasNumber);
@@ -74,19 +127,19 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
     fallback = { hit, tier, fuzzy: false };
     const later = scoped.slice(scoped.findIndex((s) => s.tier === tier) + 1);
     for (const other of later) {
-      const more = exactStreets(q, other.scopes).filter((h) => h.cost === hit.cost && hasNumber(h));
+      const more = exactInTier(q, other.scopes).filter((h) => h.cost === hit.cost && hasNumber(h));
       if (more.length > 0) return { hit: more[0]!, tier: other.tier, fuzzy: false };
     }
     return fallback;
   }
   // Then, tier by tier, the same name under another (or no) street type and typos, ranked by cost.
   for (const [i, { tier, scopes }] of scoped.entries()) {
-    const hits = fuzzyStreets(q, scopes, { maxEdits: i === 0 ? q.maxEdits : LATER_TIER_MAX_EDITS });
-    const winners = clearWinner(hits, hasNumber);
-    if (winners) {
+    const found = fuzzyInTier(q, scopes, i === 0 ? q.maxEdits : LATER_TIER_MAX_EDITS, hasNumber);
+    if (found) {
+      const { query, winners } = found;
       const hit = pickByNumber(winners, hasNumber);
       // Beyond the length budget only with the evidence of a wide lead (fuzzy_budget.ts, STRETCH_LEAD).
-      if (!stretchIsClear(q, scopes, hit)) continue;
+      if (!stretchIsClear(query, scopes, hit)) continue;
       // "12 rue de Rivolli, 75001": the corrected street lacks the number here but has it in a later tier under the
       // same name: a typo and a wrong arrondissement together (issue 14, item 3).
       if (!hasNumber(hit)) {

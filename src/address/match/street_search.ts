@@ -57,6 +57,10 @@ export interface StreetQuery {
   typeGuessed: boolean;
   /** The name-bearing small words of the query (NAME_WORDS), sorted: a street must carry the same ones. */
   nameWords: string;
+  /** The same words with the type word read as the name's first word ("faubourg saint antoine" for Rue du Faubourg
+   *  Saint-Antoine) when the query has a type as written, null when not; undefined until first asked for
+   *  (search_order.ts, typeWordAsName). */
+  typeAsName: StreetQuery | null | undefined;
 }
 
 /** Small words the match key drops as articles but that tell streets apart: "Rue sur la Côte" is not "Rue de la
@@ -104,6 +108,7 @@ export function prepareQuery(key: StreetKey, options: { typeGuessed?: boolean; n
     altNameBytes: undefined,
     typeGuessed,
     nameWords,
+    typeAsName: undefined,
     key,
     keyBytes,
     nameBytes,
@@ -144,6 +149,21 @@ export function exactStreets(q: StreetQuery, scopes: readonly CommuneScope[]): S
     }
   }
   return out;
+}
+
+/** Streets whose name without its type is exactly the query's name, through the name hash table: a type-less query
+ *  ("faubourg saint antoine") found with no slip of the name, each hit costing its missing type. */
+export function streetsNamedExactly(q: StreetQuery, scopes: readonly CommuneScope[]): StreetHit[] {
+  const out: StreetHit[] = [];
+  const ids: number[] = [];
+  for (const { index, communes } of scopes) {
+    ids.length = 0;
+    index.byName(q.nameBytes, ids);
+    for (const s of ids) {
+      if (communes.includes(index.st.stCommune[s]!)) pushHit(out, { q, index, street: s, name: 0, max: 0 });
+    }
+  }
+  return out.sort((a, b) => a.cost - b.cost);
 }
 
 function latin1(blob: Uint8Array, start: number, length: number): string {
