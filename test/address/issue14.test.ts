@@ -670,6 +670,20 @@ const PARIS_ROWS: Row[] = [
     reasons: ["street_not_found"],
   },
   {
+    source: "item 2: the space left out between type and article (was street_not_found)",
+    line: "2 ruede la paix 75002 paris",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue de la Paix",
+  },
+  {
+    source: "item 2: the space left out inside de la (was street_not_found)",
+    line: "2 rue dela paix 75002 paris",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue de la Paix",
+  },
+  {
     source: "item 2: a type no Paris name begins with stays a type",
     line: "10 avenue de rivoli 75004 paris",
     verdict: "corrected",

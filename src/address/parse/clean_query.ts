@@ -1,6 +1,6 @@
 // Noise that is no part of a postal address, removed before parsing (docs/address_rules.md §6, addok-france clean_query;
 // cases in shared/address/fixtures/addok-france__test_clean_query.jsonl).
-import { isStreetType, STREET_TYPE_WORDS } from "../normalize/street_types.ts";
+import { expandStreetType, isStreetType, STREET_TYPE_WORDS } from "../normalize/street_types.ts";
 
 // "31068 TOULOUSE CEDEX 7" → "31 TOULOUSE": a CEDEX code is not geographic, only its département is kept.
 const CEDEX = /\b(\d{2})\d{3}\s+([^\d,]+?)\s+cedex(?:\s*\d{1,3})?\b/gi;
@@ -17,6 +17,13 @@ const GLUED_TYPE = new RegExp(
   `(^|[\\s,])(\\d{1,4})(${STREET_TYPE_WORDS.filter((w) => w.length >= 3 && !/^(?:bis|ter|quater|quinquies|sexies)$/.test(w)).join("|")})(?=[\\s.,])`,
   "gi",
 );
+// "ruede la Paix", "avenuedu Maine": a space left out between a street type and the article after it. The word before
+// the article must be a type written in full (gluedArticle): "Pyramides", "Grande" end the same way.
+const GLUED_ARTICLE = /(^|[\s,])([a-z]+?)(des|du|de)(?=\s)/gi;
+const MAYBE_GLUED_ARTICLE = /[a-z]d(?:es?|u)\s/;
+// "rue dela Paix", "avenue del'Opéra": the space left out inside "de la", "de l'"; never further ("Delacroix",
+// "Delambre" are names).
+const GLUED_DE_LA = /(^|[\s,])de(la(?=\s)|l['’])/gi;
 // "RIVOLI (RUE DE)": the name first, its type and article in brackets, as old registers and exports write them.
 const BRACKETED_TYPE = /([^\s(),\d][^(),\d]*?)\s*\(\s*([a-zà-ÿ][a-zà-ÿ.'’ ]*?)\s*\)/gi;
 // "75004 Paris 75004", "75004 75004 Paris": a postcode written twice, as forms that join their fields twice do.
@@ -35,8 +42,8 @@ const SEMICOLONS = /\s*;\s*/g;
 const CHEZ = /(^|,)\s*chez\s[^,]*,/gi;
 
 /** Removes CEDEX, boxes, floors, "chez …", "Lieu-dit", a bracketed département and a postcode written twice, expands
- *  "s/" and "s/s", puts a bracketed type before its name, splits a postcode glued to a word and a number glued to its
- *  street type, reads semicolons as commas. */
+ *  "s/" and "s/s", puts a bracketed type before its name, splits a postcode glued to a word, a number glued to its
+ *  street type and an article glued to its type or inside "de la", reads semicolons as commas. */
 export function cleanQuery(text: string): string {
   // Most lines have none of these noises: each pattern runs only when a word it needs is there (a pattern that does not
   // match still scans every position, and a line went through fifteen of them).
@@ -63,7 +70,15 @@ export function cleanQuery(text: string): string {
       );
   }
   if (DIGIT_THEN_LETTERS.test(out)) out = out.replace(GLUED_TYPE, "$1$2 $3");
+  if (MAYBE_GLUED_ARTICLE.test(lower)) out = out.replace(GLUED_ARTICLE, gluedArticle);
+  if (lower.includes("dela") || lower.includes("del'") || lower.includes("del’"))
+    out = out.replace(GLUED_DE_LA, "$1de $2");
   return out.replace(/\s{2,}/g, " ").trim();
+}
+
+function gluedArticle(whole: string, before: string, word: string, article: string): string {
+  const lower = word.toLowerCase();
+  return expandStreetType(lower) === lower ? `${before}${word} ${article}` : whole;
 }
 
 const DIGIT_THEN_LETTERS = /\d[a-zà-ÿ]{3}/i;
