@@ -349,6 +349,19 @@ const NOISES: ReadonlyArray<readonly [string, Noise]> = [
         .toUpperCase()} ${a.pc} PARIS`,
   ],
   ["no comma, lower case", (a) => `${a.num} ${a.name.toLowerCase()} ${a.pc} paris`],
+  ["remark in brackets", (a) => `${a.num} ${a.name} (bâtiment B), ${a.pc} Paris`],
+  ["phone number pasted", (a) => `${a.num} ${a.name}, ${a.pc} Paris tél : 06 12 34 56 78`],
+  ["door code", (a) => `${a.num} ${a.name}, ${a.pc} Paris - digicode 12A4`],
+  [
+    "article glued to the type",
+    (a) => {
+      const glued = a.name.replace(
+        /^(Rue|Avenue|Boulevard|Place|Impasse|Passage|Square|Villa) (de la|du|des|de) /,
+        "$1$2 ",
+      );
+      return glued === a.name ? null : `${a.num} ${glued.toLowerCase()} ${a.pc} paris`;
+    },
+  ],
 ];
 
 const ELSEWHERE = ["13", "69"];

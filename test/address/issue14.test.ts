@@ -684,6 +684,32 @@ const PARIS_ROWS: Row[] = [
     street: "Rue de la Paix",
   },
   {
+    source: "item 2: a remark in brackets after the street (was street_not_found)",
+    line: "12 rue de rivoli (cour), 75004 paris",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue de Rivoli",
+  },
+  {
+    source: "item 2: a phone number after the city (was city_corrected)",
+    line: "12 rue de rivoli 75004 paris tel 0612345678",
+    verdict: "deliverable",
+    reasons: [],
+  },
+  {
+    source: "item 2: a door code after the city (was city_corrected)",
+    line: "12 rue de rivoli 75004 paris - digicode 1234A",
+    verdict: "deliverable",
+    reasons: [],
+  },
+  {
+    source: "item 2: the arrondissement before its city (was street_corrected)",
+    line: "12 rue de rivoli 4e arrondissement paris",
+    verdict: "incomplete",
+    reasons: ["missing_postcode"],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
     source: "item 2: a type no Paris name begins with stays a type",
     line: "10 avenue de rivoli 75004 paris",
     verdict: "corrected",

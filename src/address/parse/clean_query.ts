@@ -26,6 +26,19 @@ const MAYBE_GLUED_ARTICLE = /[a-z]d(?:es?|u)\s/;
 const GLUED_DE_LA = /(^|[\s,])de(la(?=\s)|l['’])/gi;
 // "RIVOLI (RUE DE)": the name first, its type and article in brackets, as old registers and exports write them.
 const BRACKETED_TYPE = /([^\s(),\d][^(),\d]*?)\s*\(\s*([a-zà-ÿ][a-zà-ÿ.'’ ]*?)\s*\)/gi;
+// "(cour)", "(bâtiment B)", "(3e étage)": any other bracketed text is a remark on the address, none of its parts.
+const BRACKETED_REMARK = /\s*\([^()]*\)/g;
+// "tél : 06 12 34 56 78", "+33 6 12 34 56 78": a French phone number pasted with the address.
+const PHONE =
+  /(^|[\s,;-])(?:(?:t[ée]l(?:[ée]phone)?|phone|portable|mobile)\.?\s*:?\s*)?(?:\+33\s?(?:\(0\)\s?)?|0)[1-9](?:[\s.-]?\d{2}){4}(?=[\s,;]|$)/gi;
+const MAYBE_PHONE = /\+33|(?:^|\D)0[1-9]/;
+// "digicode 1234A", "code porte : 45B12", "code 12A34": a door code, a delivery instruction (never a postcode: "Rue du
+// Code 75004").
+const DOOR_CODE =
+  /(^|[\s,;-])(?:digicode|code\s+(?:porte|d'?entr[ée]e|immeuble|portail)|code(?=\s*:?\s*[a-z]*\d))\s*:?\s*(?!\d{5}(?:[\s,;]|$))[0-9a-z]{2,8}(?=[\s,;]|$)/gi;
+// "12 rue de Rivoli 4e arrondissement Paris", "… - 4ème - Paris": the arrondissement before its city, written after it.
+const ARRONDISSEMENT_FIRST =
+  /(^|[\s,-])(\d{1,2})\s?(?:e|er|ère|ème|eme|ième|ieme)(?:\s+arr(?:ondissement|\.)?)?[\s,-]+(paris|lyon|marseille)(?=[\s,]|$)/gi;
 // "75004 Paris 75004", "75004 75004 Paris": a postcode written twice, as forms that join their fields twice do.
 const REPEATED_POSTCODE = /(^|[\s,])(\d{5})((?:[\s,].*?)?)[\s,]+\2(?=[\s,]|$)/;
 // "s/s" → sous, "s/" → sur, also between hyphens ("air-s/-l'adour").
@@ -54,6 +67,9 @@ export function cleanQuery(text: string): string {
   if (lower.includes("cedex")) out = out.replace(CEDEX, "$1 $2").replace(CEDEX_ALONE, "");
   if (/b\.?\s?p|cs|tsa|cidex/.test(lower)) out = out.replace(BOXES, "$1");
   if (lower.includes("tage")) out = out.replace(FLOORS, "$1");
+  if (MAYBE_PHONE.test(lower)) out = out.replace(PHONE, "$1");
+  if (lower.includes("code")) out = out.replace(DOOR_CODE, "$1");
+  if (/paris|lyon|marseille/.test(lower)) out = out.replace(ARRONDISSEMENT_FIRST, "$1$3 $2e");
   out = out.replace(REPEATED_POSTCODE, "$1$2$3");
   if (lower.includes("s/")) {
     out = out
@@ -63,17 +79,20 @@ export function cleanQuery(text: string): string {
   if (lower.includes("lieu")) out = out.replace(LIEU_DIT, "");
   out = out.replace(GLUED_POSTCODE, "$1 $2").replace(GLUED_CITY, "$1$2 ");
   if (lower.includes("(")) {
-    out = out
-      .replace(BRACKETED_DEPARTEMENT, "")
-      .replace(BRACKETED_TYPE, (whole, name: string, type: string) =>
-        isStreetType(type.split(/[\s.]/)[0]!) ? `${type} ${name}` : whole,
-      );
+    out = out.replace(BRACKETED_DEPARTEMENT, "").replace(BRACKETED_TYPE, bracketedType).replace(BRACKETED_REMARK, " ");
   }
   if (DIGIT_THEN_LETTERS.test(out)) out = out.replace(GLUED_TYPE, "$1$2 $3");
   if (MAYBE_GLUED_ARTICLE.test(lower)) out = out.replace(GLUED_ARTICLE, gluedArticle);
   if (lower.includes("dela") || lower.includes("del'") || lower.includes("del’"))
     out = out.replace(GLUED_DE_LA, "$1de $2");
   return out.replace(/\s{2,}/g, " ").trim();
+}
+
+/** "RIVOLI (RUE DE)" → "RUE DE RIVOLI"; after a name that has its type already ("rue de Rivoli (cour)") the bracket is a
+ *  remark, and goes. */
+function bracketedType(whole: string, name: string, type: string): string {
+  if (isStreetType(name.trim().split(/[\s.]/)[0]!.toLowerCase())) return name;
+  return isStreetType(type.split(/[\s.]/)[0]!) ? `${type} ${name}` : whole;
 }
 
 function gluedArticle(whole: string, before: string, word: string, article: string): string {
