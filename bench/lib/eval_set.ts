@@ -349,6 +349,8 @@ const NOISES: ReadonlyArray<readonly [string, Noise]> = [
         .toUpperCase()} ${a.pc} PARIS`,
   ],
   ["no comma, lower case", (a) => `${a.num} ${a.name.toLowerCase()} ${a.pc} paris`],
+  ["postcode first, street last", (a) => `${a.pc} Paris, ${a.num} ${a.name}`],
+  ["country letter before the postcode", (a) => `${a.num} ${a.name} F-${a.pc} Paris`],
   ["remark in brackets", (a) => `${a.num} ${a.name} (bâtiment B), ${a.pc} Paris`],
   ["phone number pasted", (a) => `${a.num} ${a.name}, ${a.pc} Paris tél : 06 12 34 56 78`],
   ["door code", (a) => `${a.num} ${a.name}, ${a.pc} Paris - digicode 12A4`],

@@ -14,13 +14,15 @@ import { readPackedFile } from "../../src/address/packed_file.ts";
 import { compileReference } from "../../src/address/reference/compile.ts";
 import { packReference } from "../../src/address/reference/pack_reference.ts";
 import { Reference } from "../../src/address/reference/reference.ts";
-import type { AddressReason, AddressVerdict } from "../../src/address/types.ts";
+import type { AddressInput, AddressReason, AddressVerdict } from "../../src/address/types.ts";
 
 const PARIS = path.resolve(import.meta.dirname, "../../../shared/data/ban/adresses-75.csv.gz");
 
 interface Row {
   source: string;
   line: string;
+  /** Fields sent instead of the line (the line then only names the row). */
+  fields?: AddressInput;
   verdict: AddressVerdict;
   reasons: AddressReason[];
   /** The street and postcode of the answer, when one is expected. */
@@ -33,7 +35,7 @@ interface Row {
 }
 
 function expectRow(matcher: AddressMatcher, row: Row): void {
-  const r = matcher.match({ line: row.line });
+  const r = matcher.match(row.fields ?? { line: row.line });
   const got = { verdict: r.verdict, reasons: [...r.reasons].sort() };
   assert.deepEqual(got, { verdict: row.verdict, reasons: [...row.reasons].sort() }, `${row.line} (${row.source})`);
   if (row.street !== undefined) assert.equal(r.normalized?.street, row.street, row.line);
@@ -708,6 +710,47 @@ const PARIS_ROWS: Row[] = [
     verdict: "incomplete",
     reasons: ["missing_postcode"],
     output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "item 2: the postcode first, the street last (was missing_street)",
+    line: "75004 Paris, 12 rue de Rivoli",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue de Rivoli",
+  },
+  {
+    source: "item 2: the country's letter before the postcode (was street_not_found)",
+    line: "12 rue de Rivoli F-75004 Paris",
+    verdict: "deliverable",
+    reasons: [],
+  },
+  {
+    source: "item 2: the country first in its own segment (was Avenue de France)",
+    line: "France, 75004 Paris, 12 rue de Rivoli",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue de Rivoli",
+  },
+  {
+    source: "item 2: the postcode in the city field (was nonexistent)",
+    line: "city: 75004 Paris",
+    fields: { house_number: "12", street: "rue de Rivoli", city: "75004 Paris" },
+    verdict: "deliverable",
+    reasons: [],
+  },
+  {
+    source: "item 2: postcode and city fields swapped (was nonexistent)",
+    line: "postcode: Paris, city: 75004",
+    fields: { house_number: "12", street: "rue de Rivoli", postcode: "Paris", city: "75004" },
+    verdict: "deliverable",
+    reasons: [],
+  },
+  {
+    source: "item 2: n° in the house-number field (was missing_house_number)",
+    line: "house_number: n° 12",
+    fields: { house_number: "n° 12", street: "rue de Rivoli", postcode: "75004", city: "Paris" },
+    verdict: "deliverable",
+    reasons: [],
   },
   {
     source: "item 2: a type no Paris name begins with stays a type",

@@ -151,6 +151,55 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
   [{ line: "12 rue de Rivoli 75004 Paris digicode 1234A" }, { city: "Paris" }],
   [{ line: "12 rue de Rivoli 75004 Paris code 12A34" }, { city: "Paris" }],
   [{ line: "12 rue du Code 75004 Paris" }, { street: "rue du Code" }],
+  // The postcode first, then the city, then the street; the country's letters or name before the postcode.
+  [{ line: "75004 Paris, 12 rue de Rivoli" }, { houseNumber: "12", street: "rue de Rivoli", city: "Paris" }],
+  [{ line: "75004 Paris 12 rue de Rivoli" }, { houseNumber: "12", street: "rue de Rivoli", city: "Paris" }],
+  [{ line: "75004, 12 rue de Rivoli" }, { houseNumber: "12", street: "rue de Rivoli", city: null }],
+  [{ line: "75001 Paris 1er 12 rue de Rivoli" }, { houseNumber: "12", city: "Paris 1er", postcode: "75001" }],
+  [{ line: "75002 Paris 4 rue du 4 Septembre" }, { houseNumber: "4", street: "rue du 4 Septembre" }],
+  [{ line: "12 rue de Rivoli F-75004 Paris" }, { postcode: "75004", city: "Paris", street: "rue de Rivoli" }],
+  [{ line: "12 rue de Rivoli FR-75004 Paris" }, { postcode: "75004", street: "rue de Rivoli" }],
+  [{ line: "France, 75004 Paris, 12 rue de Rivoli" }, { postcode: "75004", street: "rue de Rivoli" }],
+  [{ line: "12 avenue de France 75013 Paris" }, { street: "avenue de France", postcode: "75013" }],
+  // Fields as forms fill them: the postcode in the city field or the city in the postcode field, the two swapped,
+  // "n°" before the number, the whole street in the number field.
+  [
+    { street: "rue de Rivoli", city: "75004 Paris" },
+    { postcode: "75004", city: "Paris" },
+  ],
+  [
+    { street: "rue de Rivoli", postcode: "75004", city: "Paris 75004" },
+    { postcode: "75004", city: "Paris" },
+  ],
+  [
+    { street: "rue de Rivoli", postcode: "75001", city: "Paris 75004" },
+    { postcode: "75001", city: "Paris 75004" },
+  ],
+  [
+    { street: "rue de Rivoli", postcode: "75004 Paris" },
+    { postcode: "75004", city: "Paris" },
+  ],
+  [
+    { street: "rue de Rivoli", postcode: "Paris", city: "75004" },
+    { postcode: "75004", city: "Paris" },
+  ],
+  [
+    { street: "rue de Rivoli", house_number: "n° 12" },
+    { houseNumber: "12", street: "rue de Rivoli" },
+  ],
+  [
+    { street: "rue de Rivoli", house_number: "No 12 bis" },
+    { houseNumber: "12", suffix: "b" },
+  ],
+  [
+    { house_number: "12 rue de Rivoli", postcode: "75004" },
+    { houseNumber: "12", street: "rue de Rivoli" },
+  ],
+  [
+    { house_number: "12 bis", street: "rue de Rivoli" },
+    { houseNumber: "12", suffix: "b", street: "rue de Rivoli" },
+  ],
+  [{ street: "rue de Rivoli", postcode: "75004", city: "Paris Cedex 04" }, { city: "Paris" }],
   [{ line: "10 RIVOLI (RUE DE) 75004 PARIS" }, { houseNumber: "10", street: "RUE DE RIVOLI" }],
   [{ line: "rue de Rivoli, 10, 75004 Paris" }, { houseNumber: "10", street: "rue de Rivoli" }],
   [{ line: "10 rue de Rivoli 75004 Paris 75004" }, { postcode: "75004", city: "Paris" }],

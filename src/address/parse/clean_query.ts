@@ -39,6 +39,10 @@ const DOOR_CODE =
 // "12 rue de Rivoli 4e arrondissement Paris", "… - 4ème - Paris": the arrondissement before its city, written after it.
 const ARRONDISSEMENT_FIRST =
   /(^|[\s,-])(\d{1,2})\s?(?:e|er|ère|ème|eme|ième|ieme)(?:\s+arr(?:ondissement|\.)?)?[\s,-]+(paris|lyon|marseille)(?=[\s,]|$)/gi;
+// "F-75004 Paris", "FR-75004": the country's letters before the postcode, as European business mail writes it.
+const COUNTRY_PREFIX = /(^|[\s,])fr?\s?-\s?(\d{5})(?=[\s,]|$)/gi;
+// "France, 75004 Paris, 12 rue de Rivoli": the country first, in its own segment.
+const LEADING_COUNTRY = /^\s*(?:france|fr)\s*[,;-]\s*/i;
 // "75004 Paris 75004", "75004 75004 Paris": a postcode written twice, as forms that join their fields twice do.
 const REPEATED_POSTCODE = /(^|[\s,])(\d{5})((?:[\s,].*?)?)[\s,]+\2(?=[\s,]|$)/;
 // "s/s" → sous, "s/" → sur, also between hyphens ("air-s/-l'adour").
@@ -70,6 +74,8 @@ export function cleanQuery(text: string): string {
   if (MAYBE_PHONE.test(lower)) out = out.replace(PHONE, "$1");
   if (lower.includes("code")) out = out.replace(DOOR_CODE, "$1");
   if (/paris|lyon|marseille/.test(lower)) out = out.replace(ARRONDISSEMENT_FIRST, "$1$3 $2e");
+  if (lower.startsWith("f") || lower.startsWith(" ")) out = out.replace(LEADING_COUNTRY, "");
+  if (/fr?\s?-\s?\d/.test(lower)) out = out.replace(COUNTRY_PREFIX, "$1$2");
   out = out.replace(REPEATED_POSTCODE, "$1$2$3");
   if (lower.includes("s/")) {
     out = out

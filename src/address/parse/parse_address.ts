@@ -30,6 +30,10 @@ export interface ParsedAddress {
 const POSTCODE = /(?:^|[\s,])(\d{5})(?=[\s,.]|$)/g;
 // After the postcode, a house number and at least two words: the street comes after the locality.
 const LOCALITY_FIRST = /^[\s,]*\d{1,4}(?:\s*(?:bis|ter|[a-z]))?[\s,]+[a-zà-ÿ]{2,}\.?\s+\S/i;
+// After a postcode that starts the line, a city and then a house number and a word: "75004 Paris, 12 rue de Rivoli".
+// The city may be left out ("75004, 12 rue de Rivoli") or name its arrondissement ("75001 Paris 1er 12 rue …").
+const CITY_THEN_STREET =
+  /^[\s,]*(?:([^,\d]*[a-zà-ÿ](?:[^,\d]|\d{1,2}(?:er|e|ème|eme|ième|ieme)\b)*?)(?:\s*,\s*|\s+))?(?=\d{1,4}(?:\s*(?:bis|ter|[a-z]))?[\s,]+[a-zà-ÿ]{2,})/i;
 // A postcode after some text: "10 rue de Rivoli 75004 Paris", never a street that starts with five digits.
 const POSTCODE_INSIDE = /\S\s*[\s,]\d{5}(?:[\s,]|$)/;
 const CEDEX_DEPARTEMENT = /(?:^|[\s,])(\d{2}|2[ab]|97\d)\s+([^\d,][^\d]*)$/i;
@@ -88,10 +92,15 @@ function splitLine(line: string): LineParts {
     postcode = last[1]!;
     address = rest.slice(0, start);
     const after = rest.slice(start + 5);
+    const cityThenStreet = cleanPart(address) === "" ? CITY_THEN_STREET.exec(after) : null;
     if (LOCALITY_FIRST.test(after) && !/\d/.test(address) && cleanPart(address) !== "") {
       // "Paris 75004 10 rue de Rivoli": the locality first, as forms that join their fields in the wrong order do.
       city = cleanPart(address);
       address = after;
+    } else if (cityThenStreet !== null) {
+      // "75004 Paris, 12 rue de Rivoli", "75004 Paris 12 rue de Rivoli": the postcode, the city, then the street.
+      city = cityThenStreet[1] === undefined ? null : cleanPart(cityThenStreet[1]) || null;
+      address = after.slice(cityThenStreet[0].length);
     } else {
       // "…, 75004, Paris": the city may stand in the segment after the postcode's.
       city =
@@ -142,6 +151,37 @@ function streetSegment(text: string): string {
   const doubled = DOUBLED_WORD.exec(street);
   if (doubled !== null && isStreetType(doubled[1]!)) street = street.slice(doubled[0].length).trimStart();
   return street;
+}
+
+// "n° 12", "No 12", "numéro 12" in the house-number field.
+const NUMBER_SIGN = /^(?:n\s?[°o]|num[ée]ro|num)\.?\s*(?=\d)/i;
+const POSTCODE_IN_FIELD = /(?:^|[\s,])(\d{5}|\d{2}\s\d{3})(?=[\s,]|$)/;
+
+/**
+ * The postcode and city fields as forms fill them: "75004 Paris" in the city field (and no postcode, or the same one),
+ * "75004 Paris" in the postcode field, or the two fields swapped ("Paris" as postcode, "75004" as city).
+ */
+function localityFields(
+  postcode: string | null,
+  city: string | null,
+): { postcode: string | null; city: string | null } {
+  const hasLetter = (s: string | null) => s !== null && /\p{L}/u.test(s);
+  if (hasLetter(postcode) && city !== null && !hasLetter(city)) return { postcode: city, city: postcode };
+  if (postcode !== null && hasLetter(postcode)) {
+    const inside = POSTCODE_IN_FIELD.exec(postcode);
+    if (inside !== null) {
+      const rest = cleanPart(postcode.replace(inside[0], " "));
+      return { postcode: inside[1]!, city: city ?? (rest || null) };
+    }
+  }
+  if (city !== null) {
+    const inside = POSTCODE_IN_FIELD.exec(city);
+    const code = inside === null ? null : comparablePostcode(inside[1]!);
+    if (inside !== null && (postcode === null || comparablePostcode(postcode) === code)) {
+      return { postcode: postcode ?? code, city: cleanPart(city.replace(inside[0], " ")) || null };
+    }
+  }
+  return { postcode, city };
 }
 
 /** Parses the input into comparable parts; never throws. */
@@ -209,20 +249,22 @@ export function parseAddress(input: AddressInput): ParsedAddress {
   }
   const fieldNumber = blank(input.house_number);
   if (fieldNumber !== null) {
-    const hn = readHouseNumber(fieldNumber.replace(/\s+/g, " "));
+    const hn = readHouseNumber(fieldNumber.replace(/\s+/g, " ").replace(NUMBER_SIGN, ""));
     if (hn) {
       numberAfterStreet = false;
       houseNumber = hn.number;
-      suffix = foldSuffix(hn.suffix ?? (/^[a-z]+$/i.test(hn.rest) ? hn.rest.toLowerCase() : null));
+      const restIsSuffix = /^[a-z]+$/i.test(hn.rest);
+      suffix = foldSuffix(hn.suffix ?? (restIsSuffix ? hn.rest.toLowerCase() : null));
+      // "12 rue de Rivoli" in the house-number field and no street: the street is the rest.
+      if (street === null && !restIsSuffix && /\p{L}{2}/u.test(hn.rest)) street = streetSegment(hn.rest) || null;
     }
   }
-  const fieldPostcode = blank(input.postcode);
+  const { postcode: fieldPostcode, city: fieldCity } = localityFields(blank(input.postcode), blank(input.city));
   if (fieldPostcode !== null) {
     postcode = comparablePostcode(fieldPostcode);
     cedexDepartement = null;
     cedexPostcode = null;
   }
-  const fieldCity = blank(input.city);
   if (fieldCity !== null) {
     if (hasCedex(fieldCity) && postcode !== null && /^\d{5}$/.test(postcode)) {
       cedexDepartement = postcode.slice(0, 2);
