@@ -753,6 +753,20 @@ const PARIS_ROWS: Row[] = [
     reasons: [],
   },
   {
+    source: "item 2: an article written apart from the name it begins (was street_not_found)",
+    line: "12 rue le pic 75018 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Rue Lepic",
+  },
+  {
+    source: "item 2: an article written apart, no city (was unknown)",
+    line: "12 rue le tellier 75015",
+    verdict: "incomplete",
+    reasons: ["missing_city", "street_corrected"],
+    street: "Rue Letellier",
+  },
+  {
     source: "item 2: a type no Paris name begins with stays a type",
     line: "10 avenue de rivoli 75004 paris",
     verdict: "corrected",
@@ -1035,6 +1049,20 @@ const TYPE_WORD_ROWS: Row[] = [
     reasons: ["street_not_found"],
   },
   {
+    source: "item 2: an article written apart from the name it begins",
+    line: "3 rue le Pic, 90000 Belfort",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Rue Lepic",
+  },
+  {
+    source: "item 2: the article glued, as written, is exact",
+    line: "3 rue Lepic, 90000 Belfort",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue Lepic",
+  },
+  {
     source: "item 2: a street that carries the type word as a type keeps it",
     line: "10 Passage de France, 90000 Belfort",
     verdict: "deliverable",
@@ -1043,7 +1071,7 @@ const TYPE_WORD_ROWS: Row[] = [
   },
 ];
 
-describe("issue 14: a type word that begins the name (written index, Belfort 90)", () => {
+describe("issue 14: a type word or an article that begins the name (written index, Belfort 90)", () => {
   let matcher: AddressMatcher;
   before(() => {
     const reference = new Reference(packReference(compileReference()));
@@ -1060,6 +1088,7 @@ describe("issue 14: a type word that begins the name (written index, Belfort 90)
           ...streetRows("Rue du Chemin Vert", [10], at, GIROMAGNY),
           ...streetRows("Impasse du Chemin Vert", [10], at, GIROMAGNY),
           ...streetRows("Allée Verte", [10], at, GIROMAGNY),
+          ...streetRows("Rue Lepic", [3], at, GIROMAGNY),
         ]),
       ],
     });

@@ -3,6 +3,7 @@
 // names in every indexed département. The street lookups themselves are street_search.ts.
 import type { BanIndex } from "../index/ban_index.ts";
 import { streetKey } from "../normalize/match_key.ts";
+import { STOP_WORDS } from "../normalize/stop_words.ts";
 import { guessStreetType, LIEU_DIT } from "../normalize/street_types.ts";
 import { LATER_TIER_MAX_EDITS } from "./fuzzy_budget.ts";
 import { initialsOf, initialsStreets } from "./initials.ts";
@@ -45,7 +46,30 @@ export function streetQuery(street: string): StreetQuery {
     if (guess !== null)
       return prepareQuery(streetKey([guess, ...words.slice(1)].join(" ")), { typeGuessed: true, nameWords });
   }
-  return prepareQuery(key, { nameWords });
+  return prepareQuery(key, { nameWords, written: street });
+}
+
+/** Articles that begin many names once glued to the next word (Lepic, Letellier, Delambre, Dupetit-Thouars). */
+const GLUABLE_ARTICLES: ReadonlySet<string> = new Set(["le", "la", "de", "du"]);
+
+/**
+ * The query with one article glued to the word after it: "rue le Pic" is Rue Lepic, "rue Le Tellier" Rue Letellier,
+ * "rue de Lambre" Rue Delambre. The match key drops articles, so such a name was two edits away from the query and,
+ * when short, not found at all. (The other way round, "rue Lafayette" for Rue la Fayette, the fuzzy pass already
+ * finds.)
+ */
+function gluedArticles(q: StreetQuery): StreetQuery[] {
+  if (q.gluedArticles !== undefined) return q.gluedArticles;
+  const words = q.written.toLowerCase().split(/[\s-]+/);
+  const out: StreetQuery[] = [];
+  for (let i = 0; i + 1 < words.length; i++) {
+    const next = words[i + 1]!;
+    if (!GLUABLE_ARTICLES.has(words[i]!) || next.length < 2 || STOP_WORDS.has(next)) continue;
+    const key = streetKey([...words.slice(0, i), words[i]! + next, ...words.slice(i + 2)].join(" "));
+    if (key.key !== q.key.key) out.push(prepareQuery(key, { nameWords: q.nameWords }));
+  }
+  q.gluedArticles = out;
+  return out;
 }
 
 /**
@@ -72,9 +96,10 @@ function typeWordAsName(q: StreetQuery, scopes: readonly CommuneScope[]): Street
  *  word (typeWordAsName), which then misses only the type ("faubourg saint antoine" for Rue du Faubourg…). */
 function exactInTier(q: StreetQuery, scopes: readonly CommuneScope[]): StreetHit[] {
   const hits = exactStreets(q, scopes);
-  if (hits.length > 0) return hits;
+  if (hits.length > 0 || q.typeGuessed) return hits;
   const asName = typeWordAsName(q, scopes);
-  return asName === null ? hits : streetsNamedExactly(asName, scopes);
+  const named = asName === null ? [] : streetsNamedExactly(asName, scopes);
+  return named.length > 0 ? named : hits;
 }
 
 /** The fuzzy winners of a tier, and the reading of the query that found them. When the winner of the query as written
@@ -151,7 +176,28 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
       return { hit, tier, fuzzy: hit.scores.name > 0 };
     }
   }
-  return searchInitials(q, scoped, hasNumber);
+  return searchGluedArticles(q, scoped, hasNumber) ?? searchInitials(q, scoped, hasNumber);
+}
+
+/** When no spelling of the name was near enough, an article glued to the next word (gluedArticles), exact: the
+ *  first tier whose street has the number, or else the first tier that has the street. Last, since it is tried on
+ *  the lines nothing else found; a slip of the name's spacing, so `street_corrected`, as the fuzzy pass answers
+ *  "rue de Lambre" (Delambre) and "rue le Courbe" (Lecourbe). */
+function searchGluedArticles(q: StreetQuery, scoped: readonly ScopedTier[], hasNumber: HasNumber): Found | null {
+  const readings = gluedArticles(q);
+  if (readings.length === 0) return null;
+  let first: Found | null = null;
+  for (const { tier, scopes } of scoped) {
+    const winners = clearWinner(
+      readings.flatMap((r) => exactStreets(r, scopes)),
+      hasNumber,
+    );
+    if (!winners) continue;
+    const hit = pickByNumber(winners, hasNumber);
+    if (hasNumber(hit)) return { hit, tier, fuzzy: true };
+    first ??= { hit, tier, fuzzy: true };
+  }
+  return first;
 }
 
 /** Last, given names written as initials ("Rue J.-J. Rousseau", initials.ts): the first tier whose street has the

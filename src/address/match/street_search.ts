@@ -61,6 +61,10 @@ export interface StreetQuery {
    *  Saint-Antoine) when the query has a type as written, null when not; undefined until first asked for
    *  (search_order.ts, typeWordAsName). */
   typeAsName: StreetQuery | null | undefined;
+  /** The street as written, for the readings search_order.ts derives from it (articles glued to the next word). */
+  written: string;
+  /** Those readings, computed on first use. */
+  gluedArticles: StreetQuery[] | undefined;
 }
 
 /** Small words the match key drops as articles but that tell streets apart: "Rue sur la Côte" is not "Rue de la
@@ -100,8 +104,11 @@ export interface CommuneScope {
   communes: number[];
 }
 
-export function prepareQuery(key: StreetKey, options: { typeGuessed?: boolean; nameWords?: string } = {}): StreetQuery {
-  const { typeGuessed = false, nameWords = "" } = options;
+export function prepareQuery(
+  key: StreetKey,
+  options: { typeGuessed?: boolean; nameWords?: string; written?: string } = {},
+): StreetQuery {
+  const { typeGuessed = false, nameWords = "", written = key.key } = options;
   const keyBytes = asciiBytes(key.key);
   const nameBytes = asciiBytes(key.name);
   return {
@@ -109,6 +116,8 @@ export function prepareQuery(key: StreetKey, options: { typeGuessed?: boolean; n
     typeGuessed,
     nameWords,
     typeAsName: undefined,
+    written,
+    gluedArticles: undefined,
     key,
     keyBytes,
     nameBytes,
