@@ -983,6 +983,30 @@ const SMALL_WORD_ROWS: Row[] = [
     reasons: ["country_not_covered"],
   },
   {
+    source: "item 5: a commune cut to its first word, which names a commune elsewhere (was postcode_city_mismatch)",
+    line: "1 Rue de la Gare, 13100 Aix",
+    verdict: "unknown",
+    reasons: ["city_corrected", "postcode_not_covered"],
+  },
+  {
+    source: "item 5: a commune cut to its first word (Levallois-Perret; was postcode_city_mismatch)",
+    line: "1 Rue de la Gare, 92300 Levallois",
+    verdict: "unknown",
+    reasons: ["city_corrected", "postcode_not_covered"],
+  },
+  {
+    source: "item 5: Saint alone is no cut name",
+    line: "1 Rue de la Gare, 42000 Saint",
+    verdict: "nonexistent",
+    reasons: ["postcode_city_mismatch"],
+  },
+  {
+    source: "item 5: a commune named whole with words added is no cut name",
+    line: "8 Rue de la Gare, 30500 Saint-Denis-des-Monts",
+    verdict: "nonexistent",
+    reasons: ["postcode_city_mismatch"],
+  },
+  {
     source: "issue 14 §covered: Monaco's postcode without its name",
     line: "1 Avenue Princesse Grace 98000",
     verdict: "unknown",

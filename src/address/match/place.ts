@@ -91,6 +91,10 @@ export function resolvePlace(p: ParsedAddress, ref: Reference): SearchPlan {
       // Not a number: "75001 Paris 16" names the 16th arrondissement, no slip of the 1st.
       const slipOfCity = /\d/.test(p.city!) ? null : ref.closestCity(p.city!, byPostcode, { maxEdits: 1 });
       if (slipOfCity !== null && slipOfCity.communes.length > 0) return cityCorrectedTo(slipOfCity.communes);
+      // "13100 Aix" for Aix-en-Provence: a commune of the postcode cut to its first word, which happens to name a
+      // commune elsewhere (Aix, Corrèze).
+      const cut = /\d/.test(p.city!) ? null : ref.communeByNameEnd(p.city!, byPostcode, { cutOnly: true });
+      if (cut !== null) return cityCorrectedTo([cut]);
       return {
         reasons,
         tiers: [

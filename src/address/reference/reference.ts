@@ -32,6 +32,17 @@ export interface CityMatch {
   communes: string[];
 }
 
+/** First words that name no commune on their own: a city cut to one of them is no cut name (communeByNameEnd). */
+const GENERIC_FIRST_WORDS: ReadonlySet<string> = new Set([
+  "saint",
+  "sainte",
+  "le",
+  "la",
+  "les",
+  "notre",
+  "grand",
+  "petit",
+]);
 const DISPLAY_STOP = new Set(["de", "du", "des", "la", "le", "les", "sur", "sous", "en", "et", "aux", "au", "l", "d"]);
 
 function upperKey(text: string): string {
@@ -200,16 +211,20 @@ export class Reference {
    * The one commune among `communes` (a postcode's) that `city` names with words added or cut at its end, or null when
    * none or several do. La Poste's delivery names add a distinguishing end to some communes ("COLMARS LES ALPES" for
    * Colmars, 04370; "MONTREAL DU GERS") and cut long names to 32 characters ("ESCUEILLENS ET ST JUST" for
-   * Escueillens-et-Saint-Just-de-Bélengard); the data packages have neither. A cut name keeps two words at least:
-   * "Saint" alone names no commune.
+   * Escueillens-et-Saint-Just-de-Bélengard); the data packages have neither. People cut them too, to the first word
+   * ("Levallois" for Levallois-Perret, "Aix" for Aix-en-Provence, "Boulogne" for Boulogne-Billancourt): a cut name is
+   * two words, or one that is no mere article or saint ("Saint" alone names no commune). `cutOnly` leaves out the
+   * names with words added, for a city that names another commune whole ("Saint-Denis-des-Monts" is no Saint-Denis).
    */
-  communeByNameEnd(city: string, communes: readonly string[]): string | null {
+  communeByNameEnd(city: string, communes: readonly string[], options: { cutOnly?: boolean } = {}): string | null {
+    const { cutOnly = false } = options;
     const key = cityKey(city);
-    const twoWords = key.includes(" ");
+    const twoWords = key.includes(" ") || (key.length >= 3 && !GENERIC_FIRST_WORDS.has(key));
     let found: string | null = null;
     for (const c of communes) {
       for (const name of this.#keysOf(c)) {
-        if (!key.startsWith(`${name} `) && !(twoWords && name.startsWith(`${key} `))) continue;
+        const added = !cutOnly && key.startsWith(`${name} `);
+        if (!added && !(twoWords && name.startsWith(`${key} `))) continue;
         if (found !== null && found !== c) return null;
         found = c;
       }
