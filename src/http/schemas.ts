@@ -27,12 +27,18 @@ const Field = (description: string) => v.optional(v.pipe(Text(), v.maxLength(300
 export const AddressInputSchema = v.pipe(
   v.object({
     line: v.optional(v.pipe(Text(), v.maxLength(1000), v.description("The whole address as one string."))),
-    house_number: Field("House number with an optional suffix (bis, ter, B…)."),
+    house_number: Field(
+      'House number with an optional suffix (bis, ter, B…); "n° 12" is read as 12, and "12 rue de Rivoli" with no street field gives the street too.',
+    ),
     street: Field(
       "Street type and name. A whole address sent here (with a postcode), with no line and no postcode field, is read as the line.",
     ),
-    postcode: Field("Five-digit French postcode."),
-    city: Field("Commune or delivery name."),
+    postcode: Field(
+      'Five-digit French postcode. A postcode field that holds the city too ("75004 Paris"), or the city alone with the postcode in the city field, is read as meant.',
+    ),
+    city: Field(
+      'Commune or delivery name; "75004 Paris" here, with no postcode field or the same one, gives the postcode.',
+    ),
     country: Field("FR (the only country covered); any other country yields verdict unknown."),
   }),
   v.description("A postal address as one line, as separate fields, or both (fields override the line)."),
