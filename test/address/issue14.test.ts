@@ -767,6 +767,30 @@ const PARIS_ROWS: Row[] = [
     street: "Rue Letellier",
   },
   {
+    source: "item 2: a range written with et (was street_not_found)",
+    line: "12 et 14 rue de Rivoli 75004 Paris",
+    verdict: "deliverable",
+    reasons: [],
+  },
+  {
+    source: "item 2: a corner after the address (was street_not_found)",
+    line: "12 rue de Rivoli angle rue du Renard 75004 Paris",
+    verdict: "deliverable",
+    reasons: [],
+  },
+  {
+    source: "item 2: the line in quotes, as a CSV export leaves it (was street_not_found)",
+    line: '"12 rue de Rivoli, 75004 Paris"',
+    verdict: "deliverable",
+    reasons: [],
+  },
+  {
+    source: "item 2: n° after the street (was street_not_found)",
+    line: "Rue de Rivoli n°12 75004 Paris",
+    verdict: "deliverable",
+    reasons: [],
+  },
+  {
     source: "item 2: a type no Paris name begins with stays a type",
     line: "10 avenue de rivoli 75004 paris",
     verdict: "corrected",

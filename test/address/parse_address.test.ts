@@ -161,6 +161,15 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
   [{ line: "12 rue de Rivoli FR-75004 Paris" }, { postcode: "75004", street: "rue de Rivoli" }],
   [{ line: "France, 75004 Paris, 12 rue de Rivoli" }, { postcode: "75004", street: "rue de Rivoli" }],
   [{ line: "12 avenue de France 75013 Paris" }, { street: "avenue de France", postcode: "75013" }],
+  // Ranges with "et", corners, quotes, the number sign after the street.
+  [{ line: "12 et 14 rue de Rivoli 75004 Paris" }, { houseNumber: "12", street: "rue de Rivoli" }],
+  [{ line: "12 rue de Rivoli angle rue du Renard 75004 Paris" }, { houseNumber: "12", street: "rue de Rivoli" }],
+  [{ line: "12 rue de Rivoli à l'angle de la rue du Renard, 75004 Paris" }, { street: "rue de Rivoli" }],
+  [{ line: "angle rue de Rivoli et rue du Renard 75004 Paris" }, { houseNumber: null, street: "rue de Rivoli" }],
+  [{ line: "10 impasse de l'Angle 75001 Paris" }, { street: "impasse de l'Angle" }],
+  [{ line: '"12 rue de Rivoli, 75004 Paris"' }, { street: "rue de Rivoli", city: "Paris" }],
+  [{ line: "Rue de Rivoli n°12 75004 Paris" }, { houseNumber: "12", street: "Rue de Rivoli" }],
+  [{ line: "Rue de Rivoli, n° 12, 75004 Paris" }, { houseNumber: "12", street: "Rue de Rivoli" }],
   // Fields as forms fill them: the postcode in the city field or the city in the postcode field, the two swapped,
   // "n°" before the number, the whole street in the number field.
   [

@@ -43,6 +43,18 @@ const ARRONDISSEMENT_FIRST =
 const COUNTRY_PREFIX = /(^|[\s,])fr?\s?-\s?(\d{5})(?=[\s,]|$)/gi;
 // "France, 75004 Paris, 12 rue de Rivoli": the country first, in its own segment.
 const LEADING_COUNTRY = /^\s*(?:france|fr)\s*[,;-]\s*/i;
+// Quotes around the line or a part of it, as spreadsheets and CSV exports leave them: no address has any.
+const QUOTES = /["«»“”]/g;
+// "Rue de Rivoli n°12", "…, n° 12, …": the number sign anywhere (at the start, house_number.ts reads it too).
+const NUMBER_SIGN = /(^|[\s,])(?:n\s?[°º]|num[ée]ro)\s*(?=\d)/gi;
+// "12 rue de Rivoli angle rue du Renard", "angle rue de Rivoli et rue du Renard": a corner names two streets, the
+// first is the address's.
+const CORNER_AFTER = new RegExp(
+  `\\s+(?:[àa]\\s+l['’ ]\\s*)?angle\\s+(?:(?:de\\s+la|du|des|de|d['’])\\s*)?(?:${STREET_TYPE_WORDS.join("|")})\\b[^,\\d]*`,
+  "gi",
+);
+const CORNER_FIRST = /^\s*(?:[àa]\s+l['’ ]\s*)?angle\s+(?:(?:de\s+la|du|des|de|d['’])\s+)?/i;
+const CORNER_SECOND = new RegExp(`\\s+(?:et|x|/)\\s+(?:${STREET_TYPE_WORDS.join("|")})\\b[^,\\d]*`, "i");
 // "75004 Paris 75004", "75004 75004 Paris": a postcode written twice, as forms that join their fields twice do.
 const REPEATED_POSTCODE = /(^|[\s,])(\d{5})((?:[\s,].*?)?)[\s,]+\2(?=[\s,]|$)/;
 // "s/s" → sous, "s/" → sur, also between hyphens ("air-s/-l'adour").
@@ -67,6 +79,9 @@ export function cleanQuery(text: string): string {
   const lower = text.toLowerCase();
   let out = text;
   if (lower.includes(";")) out = out.replace(SEMICOLONS, ", ");
+  if (/["«»“”]/.test(lower)) out = out.replace(QUOTES, " ");
+  if (lower.includes("n°") || lower.includes("nº") || lower.includes("num")) out = out.replace(NUMBER_SIGN, "$1");
+  if (lower.includes("angle")) out = cornerOnce(out);
   if (lower.includes("chez")) out = out.replace(CHEZ, "$1 ");
   if (lower.includes("cedex")) out = out.replace(CEDEX, "$1 $2").replace(CEDEX_ALONE, "");
   if (/b\.?\s?p|cs|tsa|cidex/.test(lower)) out = out.replace(BOXES, "$1");
@@ -92,6 +107,15 @@ export function cleanQuery(text: string): string {
   if (lower.includes("dela") || lower.includes("del'") || lower.includes("del’"))
     out = out.replace(GLUED_DE_LA, "$1de $2");
   return out.replace(/\s{2,}/g, " ").trim();
+}
+
+/** A corner's first street: "angle rue X et rue Y" → "rue X", "12 rue X angle rue Y" → "12 rue X". */
+function cornerOnce(text: string): string {
+  if (CORNER_FIRST.test(text)) {
+    const first = text.replace(CORNER_FIRST, "");
+    return first.replace(CORNER_SECOND, "");
+  }
+  return text.replace(CORNER_AFTER, "");
 }
 
 /** "RIVOLI (RUE DE)" → "RUE DE RIVOLI"; after a name that has its type already ("rue de Rivoli (cour)") the bracket is a
