@@ -88,7 +88,8 @@ export function cleanQuery(text: string): string {
   if (lower.includes("tage")) out = out.replace(FLOORS, "$1");
   if (MAYBE_PHONE.test(lower)) out = out.replace(PHONE, "$1");
   if (lower.includes("code")) out = out.replace(DOOR_CODE, "$1");
-  if (/paris|lyon|marseille/.test(lower)) out = out.replace(ARRONDISSEMENT_FIRST, "$1$3 $2e");
+  if (/\d\s?[eè]/.test(lower) && /paris|lyon|marseille/.test(lower))
+    out = out.replace(ARRONDISSEMENT_FIRST, "$1$3 $2e");
   if (lower.startsWith("f") || lower.startsWith(" ")) out = out.replace(LEADING_COUNTRY, "");
   if (/fr?\s?-\s?\d/.test(lower)) out = out.replace(COUNTRY_PREFIX, "$1$2");
   out = out.replace(REPEATED_POSTCODE, "$1$2$3");

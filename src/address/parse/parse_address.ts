@@ -92,7 +92,7 @@ function splitLine(line: string): LineParts {
     postcode = last[1]!;
     address = rest.slice(0, start);
     const after = rest.slice(start + 5);
-    const cityThenStreet = cleanPart(address) === "" ? CITY_THEN_STREET.exec(after) : null;
+    const cityThenStreet = /^[\s,.;-]*$/.test(address) ? CITY_THEN_STREET.exec(after) : null;
     if (LOCALITY_FIRST.test(after) && !/\d/.test(address) && cleanPart(address) !== "") {
       // "Paris 75004 10 rue de Rivoli": the locality first, as forms that join their fields in the wrong order do.
       city = cleanPart(address);
@@ -157,6 +157,10 @@ function streetSegment(text: string): string {
 const NUMBER_SIGN = /^(?:n\s?[°o]|num[ée]ro|num)\.?\s*(?=\d)/i;
 const POSTCODE_IN_FIELD = /(?:^|[\s,])(\d{5}|\d{2}\s\d{3})(?=[\s,]|$)/;
 
+function hasLetter(text: string | null): boolean {
+  return text !== null && /\p{L}/u.test(text);
+}
+
 /**
  * The postcode and city fields as forms fill them: "75004 Paris" in the city field (and no postcode, or the same one),
  * "75004 Paris" in the postcode field, or the two fields swapped ("Paris" as postcode, "75004" as city).
@@ -165,7 +169,6 @@ function localityFields(
   postcode: string | null,
   city: string | null,
 ): { postcode: string | null; city: string | null } {
-  const hasLetter = (s: string | null) => s !== null && /\p{L}/u.test(s);
   if (hasLetter(postcode) && city !== null && !hasLetter(city)) return { postcode: city, city: postcode };
   if (postcode !== null && hasLetter(postcode)) {
     const inside = POSTCODE_IN_FIELD.exec(postcode);
