@@ -87,7 +87,7 @@ function typeWordAsName(q: StreetQuery, scopes: readonly CommuneScope[]): Street
   if (!scopes.some((s) => s.index.hasNameHead(typeWords[0]!))) return null;
   q.typeAsName ??= prepareQuery(
     { key: key.key, type: null, name: key.key, nameTokens: [...typeWords, ...key.nameTokens] },
-    { nameWords: q.nameWords },
+    { nameWords: q.nameWords, nameHead: typeWords[0]! },
   );
   return q.typeAsName;
 }

@@ -65,6 +65,9 @@ export interface StreetQuery {
   written: string;
   /** Those readings, computed on first use. */
   gluedArticles: StreetQuery[] | undefined;
+  /** The first word every street found must have, with its space ("faubourg "): set on the reading of a type word as
+   *  the name's first word, whose word is spelt as written, so that its fuzzy scan skips every other name. */
+  nameHead: Uint8Array | null;
 }
 
 /** Small words the match key drops as articles but that tell streets apart: "Rue sur la Côte" is not "Rue de la
@@ -106,9 +109,9 @@ export interface CommuneScope {
 
 export function prepareQuery(
   key: StreetKey,
-  options: { typeGuessed?: boolean; nameWords?: string; written?: string } = {},
+  options: { typeGuessed?: boolean; nameWords?: string; written?: string; nameHead?: string } = {},
 ): StreetQuery {
-  const { typeGuessed = false, nameWords = "", written = key.key } = options;
+  const { typeGuessed = false, nameWords = "", written = key.key, nameHead } = options;
   const keyBytes = asciiBytes(key.key);
   const nameBytes = asciiBytes(key.name);
   return {
@@ -118,6 +121,7 @@ export function prepareQuery(
     typeAsName: undefined,
     written,
     gluedArticles: undefined,
+    nameHead: nameHead === undefined ? null : asciiBytes(`${nameHead} `),
     key,
     keyBytes,
     nameBytes,
@@ -244,6 +248,7 @@ export function fuzzyStreets(
         const nStart = st.stKeyOff[s]! + t;
         const nLen = st.stKeyLen[s]! - t;
         if (nLen > maxLen) break;
+        if (q.nameHead !== null && !startsWith(blob, nStart, nLen, q.nameHead)) continue;
         let name = max + 1;
         if (Math.abs(nLen - qLen) <= max && (popcount(st.stMask[s]! ^ q.mask) + 1) >> 1 <= max) {
           name = boundedDistance(q.nameBytes, blob, {
@@ -279,6 +284,8 @@ export function fuzzyStreets(
       index.byPhonetic(phon, ids);
       for (const s of ids) {
         if (!communes.includes(st.stCommune[s]!)) continue;
+        const t = st.stTypeLen[s]!;
+        if (q.nameHead !== null && !startsWith(blob, st.stKeyOff[s]! + t, st.stKeyLen[s]! - t, q.nameHead)) continue;
         const seen = out.findIndex((h) => h.index === index && h.street === s);
         if (seen >= 0 && out[seen]!.scores.name <= PHONETIC_EDITS) continue;
         if (seen >= 0) out.splice(seen, 1);
@@ -288,6 +295,12 @@ export function fuzzyStreets(
   }
   out.sort((a, b) => a.cost - b.cost);
   return out;
+}
+
+function startsWith(blob: Uint8Array, start: number, length: number, head: Uint8Array): boolean {
+  if (length < head.length) return false;
+  for (let i = 0; i < head.length; i++) if (blob[start + i] !== head[i]) return false;
+  return true;
 }
 
 function pushHit(

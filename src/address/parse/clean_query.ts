@@ -32,6 +32,7 @@ const BRACKETED_REMARK = /\s*\([^()]*\)/g;
 const PHONE =
   /(^|[\s,;-])(?:(?:t[ée]l(?:[ée]phone)?|phone|portable|mobile)\.?\s*:?\s*)?(?:\+33\s?(?:\(0\)\s?)?|0)[1-9](?:[\s.-]?\d{2}){4}(?=[\s,;]|$)/gi;
 const MAYBE_PHONE = /\+33|(?:^|\D)0[1-9]/;
+const RARE_NOISE = /["«»“”+]|(?:^|\D)0[1-9]|\d\s?[eè]|fr?\s?-\s?\d/;
 // "digicode 1234A", "code porte : 45B12", "code 12A34": a door code, a delivery instruction (never a postcode: "Rue du
 // Code 75004").
 const DOOR_CODE =
@@ -79,19 +80,21 @@ export function cleanQuery(text: string): string {
   const lower = text.toLowerCase();
   let out = text;
   if (lower.includes(";")) out = out.replace(SEMICOLONS, ", ");
-  if (/["«»“”]/.test(lower)) out = out.replace(QUOTES, " ");
+  // One scan for four rare noises: quotes, a phone number, an arrondissement, a country's letters before a postcode.
+  const rare = RARE_NOISE.test(lower);
+  if (rare && /["«»“”]/.test(lower)) out = out.replace(QUOTES, " ");
   if (lower.includes("n°") || lower.includes("nº") || lower.includes("num")) out = out.replace(NUMBER_SIGN, "$1");
   if (lower.includes("angle")) out = cornerOnce(out);
   if (lower.includes("chez")) out = out.replace(CHEZ, "$1 ");
   if (lower.includes("cedex")) out = out.replace(CEDEX, "$1 $2").replace(CEDEX_ALONE, "");
   if (/b\.?\s?p|cs|tsa|cidex/.test(lower)) out = out.replace(BOXES, "$1");
   if (lower.includes("tage")) out = out.replace(FLOORS, "$1");
-  if (MAYBE_PHONE.test(lower)) out = out.replace(PHONE, "$1");
+  if (rare && MAYBE_PHONE.test(lower)) out = out.replace(PHONE, "$1");
   if (lower.includes("code")) out = out.replace(DOOR_CODE, "$1");
-  if (/\d\s?[eè]/.test(lower) && /paris|lyon|marseille/.test(lower))
+  if (rare && /\d\s?[eè]/.test(lower) && /paris|lyon|marseille/.test(lower))
     out = out.replace(ARRONDISSEMENT_FIRST, "$1$3 $2e");
   if (lower.startsWith("f") || lower.startsWith(" ")) out = out.replace(LEADING_COUNTRY, "");
-  if (/fr?\s?-\s?\d/.test(lower)) out = out.replace(COUNTRY_PREFIX, "$1$2");
+  if (rare && /fr?\s?-\s?\d/.test(lower)) out = out.replace(COUNTRY_PREFIX, "$1$2");
   out = out.replace(REPEATED_POSTCODE, "$1$2$3");
   if (lower.includes("s/")) {
     out = out
