@@ -96,7 +96,7 @@ function typeWordAsName(q: StreetQuery, scopes: readonly CommuneScope[]): Street
  *  word (typeWordAsName), which then misses only the type ("faubourg saint antoine" for Rue du Faubourg…). */
 function exactInTier(q: StreetQuery, scopes: readonly CommuneScope[]): StreetHit[] {
   const hits = exactStreets(q, scopes);
-  if (hits.length > 0 || q.typeGuessed) return hits;
+  if (hits.length > 0) return hits;
   const asName = typeWordAsName(q, scopes);
   const named = asName === null ? [] : streetsNamedExactly(asName, scopes);
   return named.length > 0 ? named : hits;

@@ -154,7 +154,7 @@ function streetSegment(text: string): string {
 }
 
 // "n° 12", "No 12", "numéro 12" in the house-number field.
-const NUMBER_SIGN = /^(?:n\s?[°o]|num[ée]ro|num)\.?\s*(?=\d)/i;
+const NUMBER_SIGN_IN_FIELD = /^(?:n\s?[°o]|num[ée]ro|num)\.?\s*(?=\d)/i;
 const POSTCODE_IN_FIELD = /(?:^|[\s,])(\d{5}|\d{2}\s\d{3})(?=[\s,]|$)/;
 
 function hasLetter(text: string | null): boolean {
@@ -252,7 +252,7 @@ export function parseAddress(input: AddressInput): ParsedAddress {
   }
   const fieldNumber = blank(input.house_number);
   if (fieldNumber !== null) {
-    const hn = readHouseNumber(fieldNumber.replace(/\s+/g, " ").replace(NUMBER_SIGN, ""));
+    const hn = readHouseNumber(fieldNumber.replace(/\s+/g, " ").replace(NUMBER_SIGN_IN_FIELD, ""));
     if (hn) {
       numberAfterStreet = false;
       houseNumber = hn.number;

@@ -219,12 +219,12 @@ export class Reference {
   communeByNameEnd(city: string, communes: readonly string[], options: { cutOnly?: boolean } = {}): string | null {
     const { cutOnly = false } = options;
     const key = cityKey(city);
-    const twoWords = key.includes(" ") || (key.length >= 3 && !GENERIC_FIRST_WORDS.has(key));
+    const mayBeCut = key.includes(" ") || (key.length >= 3 && !GENERIC_FIRST_WORDS.has(key));
     let found: string | null = null;
     for (const c of communes) {
       for (const name of this.#keysOf(c)) {
         const added = !cutOnly && key.startsWith(`${name} `);
-        if (!added && !(twoWords && name.startsWith(`${key} `))) continue;
+        if (!added && !(mayBeCut && name.startsWith(`${key} `))) continue;
         if (found !== null && found !== c) return null;
         found = c;
       }
