@@ -6,21 +6,15 @@
 // that holds the file three quarters through until the test lets it go.
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { banCsvGz, COMMUNES } from "../address/ban_rows.ts";
 import { eventually } from "../helpers/eventually.ts";
-import {
-  ROOT,
-  readyzOk,
-  runBanImportCli,
-  runKeysCli,
-  startChildServer,
-  type ServerProcess,
-} from "../helpers/process.ts";
+import { copyCachedReference } from "../helpers/reference_cache.ts";
+import { readyzOk, runBanImportCli, runKeysCli, startChildServer, type ServerProcess } from "../helpers/process.ts";
 import { tempDir, type TempDir } from "../helpers/temp_dir.ts";
 
 /** 25 streets of 1200 numbers: 30,000 rows, so that progress is reported (every 16,384 rows) before the hold. */
@@ -88,11 +82,7 @@ describe("the street index of a running server", () => {
     mkdirSync(indexDir);
     // The commune reference only (no street index), copied when an earlier start left it, so that this start does
     // not compile it again (run alone, the server compiles it).
-    const cached = join(ROOT, "data/ban");
-    const references = existsSync(cached) ? readdirSync(cached).filter((f) => f.startsWith("reference-")) : [];
-    for (const f of references) {
-      copyFileSync(join(cached, f), join(indexDir, f));
-    }
+    copyCachedReference(indexDir);
     // Département 01 is served three quarters through, then held; 2A and 974 are not there (404).
     const held = banCsvGz(COMMUNES.ambérieu, HELD_NUMBERS);
     ban = createServer((req, res) => {

@@ -2,10 +2,11 @@
 // the same, /readyz lists the département as missing with the fix, one startup warning says the same, and an address
 // there answers unknown (postcode_not_covered).
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, readdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { ROOT, readyzOk, runKeysCli, startServerProcess } from "../helpers/process.ts";
+import { readyzOk, runKeysCli, startServerProcess } from "../helpers/process.ts";
+import { copyCachedReference } from "../helpers/reference_cache.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
 
 const OFFICIAL_DOWNLOAD = "https://adresse.data.gouv.fr/data/ban/adresses/latest/csv";
@@ -16,11 +17,8 @@ test("without BAN data the server is ready, /readyz lists the missing départeme
   const banSource = join(temp.path, "ban-source"); // exists, holds no adresses-75.csv.gz
   const indexDir = join(temp.path, "index");
   for (const dir of [banSource, indexDir]) mkdirSync(dir);
-  // The commune reference only (no street index), copied so that the start does not compile it again.
-  const cached = join(ROOT, "data/ban");
-  for (const f of readdirSync(cached).filter((f) => f.startsWith("reference-"))) {
-    copyFileSync(join(cached, f), join(indexDir, f));
-  }
+  // The commune reference only (no street index), so that the start does not compile it again.
+  copyCachedReference(indexDir);
   const env = { STATE_DIR: join(temp.path, "state") };
   const server = await startServerProcess(t, {
     ...env,
