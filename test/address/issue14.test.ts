@@ -791,6 +791,13 @@ const PARIS_ROWS: Row[] = [
     reasons: [],
   },
   {
+    source: "item 2: a suffix after a hyphen (was street_not_found)",
+    line: "131-bis rue de la Roquette 75011 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    suffix: "bis",
+  },
+  {
     source: "item 2: a type no Paris name begins with stays a type",
     line: "10 avenue de rivoli 75004 paris",
     verdict: "corrected",

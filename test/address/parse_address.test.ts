@@ -161,6 +161,19 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
   [{ line: "12 rue de Rivoli FR-75004 Paris" }, { postcode: "75004", street: "rue de Rivoli" }],
   [{ line: "France, 75004 Paris, 12 rue de Rivoli" }, { postcode: "75004", street: "rue de Rivoli" }],
   [{ line: "12 avenue de France 75013 Paris" }, { street: "avenue de France", postcode: "75013" }],
+  // A suffix after a hyphen or a dot, a hyphen between the number and the street.
+  [
+    { line: "131-bis rue de la Roquette 75011 Paris" },
+    { houseNumber: "131", suffix: "b", street: "rue de la Roquette" },
+  ],
+  [{ line: "131.B rue de la Roquette 75011 Paris" }, { houseNumber: "131", suffix: "b" }],
+  [{ line: "89-a rue de la Roquette 75011 Paris" }, { houseNumber: "89", suffix: "a" }],
+  [{ line: "12-rue de Rivoli 75004 Paris" }, { houseNumber: "12", suffix: null, street: "rue de Rivoli" }],
+  [{ line: "12-14 rue de Rivoli 75004 Paris" }, { houseNumber: "12", suffix: null, street: "rue de Rivoli" }],
+  [
+    { house_number: "12-bis", street: "rue de Rivoli" },
+    { houseNumber: "12", suffix: "b" },
+  ],
   // Ranges with "et", corners, quotes, the number sign after the street.
   [{ line: "12 et 14 rue de Rivoli 75004 Paris" }, { houseNumber: "12", street: "rue de Rivoli" }],
   [{ line: "12 rue de Rivoli angle rue du Renard 75004 Paris" }, { houseNumber: "12", street: "rue de Rivoli" }],

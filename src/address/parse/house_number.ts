@@ -77,9 +77,9 @@ export interface HouseNumber {
 
 const SUFFIX_ALT = "bis|ter|quater|quinquies|sexies|[a-z]";
 // Number at the start of the address part, ranges keep the first number ("12-14", "4 à 8", "12/14", "12 et 14": SNA
-// rubrique 83).
+// rubrique 83); the suffix may follow a hyphen or a dot ("12-bis", "12.B").
 const LEADING = new RegExp(
-  `^(\\d{1,5})(?:\\s*(${SUFFIX_ALT}))?(?:\\s*(?:-|/|à|a|au|et)\\s*\\d{1,4}(?:\\s*(?:${SUFFIX_ALT}))?)?(?=[\\s,.]|$)[\\s,.]*`,
+  `^(\\d{1,5})(?:\\s*[-.]?\\s*(${SUFFIX_ALT}))?(?:\\s*(?:-|/|à|a|au|et)\\s*\\d{1,4}(?:\\s*(?:${SUFFIX_ALT}))?)?(?=[\\s,.-]|$)[\\s,.-]*`,
   "i",
 );
 
