@@ -2,21 +2,14 @@
 // source. Paris rows run over the real Paris BAN file (../shared/data/ban, skipped when absent); the rows about
 // small words and coverage run over a small index written here with real commune codes.
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { BanIndex } from "../../src/address/index/ban_index.ts";
-import { importBan } from "../../src/address/index/import.ts";
+import { parisMatcher, PARIS_SKIP } from "./paris_matcher.ts";
 import { streetRows, writtenIndex } from "./written_index.ts";
 import { AddressMatcher } from "../../src/address/match.ts";
-import { readPackedFile } from "../../src/address/packed_file.ts";
 import { compileReference } from "../../src/address/reference/compile.ts";
 import { packReference } from "../../src/address/reference/pack_reference.ts";
 import { Reference } from "../../src/address/reference/reference.ts";
 import type { AddressInput, AddressReason, AddressVerdict } from "../../src/address/types.ts";
-
-const PARIS = path.resolve(import.meta.dirname, "../../../shared/data/ban/adresses-75.csv.gz");
 
 interface Row {
   source: string;
@@ -806,19 +799,14 @@ const PARIS_ROWS: Row[] = [
   },
 ];
 
-describe("issue 14 over the Paris BAN file", { skip: existsSync(PARIS) ? false : "Paris BAN file absent" }, () => {
-  let matcher: AddressMatcher;
-  let dir: string;
+describe("issue 14 over the Paris BAN file", { skip: PARIS_SKIP }, () => {
+  let paris: Awaited<ReturnType<typeof parisMatcher>>;
   before(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), "vrai-issue14-"));
-    const [imported] = await importBan(PARIS, { banSource: path.dirname(PARIS), indexDir: dir });
-    matcher = new AddressMatcher({
-      indexes: [new BanIndex(readPackedFile(imported!.path))],
-      reference: new Reference(packReference(compileReference())),
-    });
+    paris = await parisMatcher();
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
-  for (const row of PARIS_ROWS) test(`${row.line} → ${row.verdict} (${row.source})`, () => expectRow(matcher, row));
+  after(() => paris.remove());
+  for (const row of PARIS_ROWS)
+    test(`${row.line} → ${row.verdict} (${row.source})`, () => expectRow(paris.matcher, row));
 });
 
 const SMALL_WORD_ROWS: Row[] = [

@@ -13,6 +13,8 @@ import {
 } from "./format.ts";
 import { canonicalSuffix } from "./suffix.ts";
 
+const NO_STREETS: readonly number[] = [];
+
 export class BanIndex {
   readonly header: IndexHeader;
   readonly buffer: SharedArrayBuffer | ArrayBuffer;
@@ -26,6 +28,7 @@ export class BanIndex {
   readonly suffixCanon: readonly string[];
   readonly #mask: number;
   #nameHeads: Set<string> | undefined;
+  #byLastWord: Map<string, number[]> | undefined;
 
   constructor(buffer: SharedArrayBuffer | ArrayBuffer) {
     this.buffer = buffer;
@@ -95,6 +98,31 @@ export class BanIndex {
       if (space > start) heads.add(Buffer.from(blob.buffer, blob.byteOffset + start, space - start).toString("latin1"));
     }
     return heads;
+  }
+
+  /** Streets whose name (match key) ends with this word: the family name of a street named after someone, which people
+   *  keep when they leave out the rest ("rue Mouchotte" for Rue du Commandant René Mouchotte). Built on first use, in
+   *  the thread that asks: only lines no other search found ask. */
+  byLastWord(word: string): readonly number[] {
+    this.#byLastWord ??= this.#gatherLastWords();
+    return this.#byLastWord.get(word) ?? NO_STREETS;
+  }
+
+  #gatherLastWords(): Map<string, number[]> {
+    const { st, blob } = this;
+    const streets = new Map<string, number[]>();
+    for (let i = 0; i < st.stKeyOff.length; i++) {
+      const start = st.stKeyOff[i]! + st.stTypeLen[i]!;
+      const end = st.stKeyOff[i]! + st.stKeyLen[i]!;
+      let space = end;
+      while (space > start && blob[space - 1] !== 0x20) space--;
+      if (space === end) continue;
+      const word = Buffer.from(blob.buffer, blob.byteOffset + space, end - space).toString("latin1");
+      const list = streets.get(word);
+      if (list === undefined) streets.set(word, [i]);
+      else list.push(i);
+    }
+    return streets;
   }
 
   /** Streets whose NF Z 10-011 short form ("bd mal j m lattre tassigny") has this key. */

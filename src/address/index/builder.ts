@@ -5,6 +5,7 @@ import { streetKey } from "../normalize/match_key.ts";
 import { LIEU_DIT } from "../normalize/street_types.ts";
 import { phoneticKey } from "../normalize/phonetic.ts";
 import { canonicalSuffix } from "./suffix.ts";
+import { compoundNameParts } from "./compound_names.ts";
 import { newColumn, type TypedColumn, writePacked } from "../packed_file.ts";
 import {
   ADDRESS_COLUMNS,
@@ -132,11 +133,12 @@ export class IndexBuilder {
     const streetCount = entries.length;
     const addressCount = this.#rows;
     const suffixOrder = this.#suffixes.list.map((s) => canonicalSuffix(s));
-    // Alternative names whose key differs from the street's own; "Lieu-dit X" is keyed "x", as a query reads it.
+    // Alternative names whose key differs from the street's own: BAN's aliases and lieux-dits ("Lieu-dit X" is keyed
+    // "x", as a query reads it), and the halves of a name joined by "et" (compound_names.ts).
     const alts: { street: number; key: string }[] = [];
     for (const [i, { st, key }] of entries.entries()) {
       const seen = new Set<string>([key.key]);
-      for (const name of st.alts) {
+      for (const name of [...st.alts, ...compoundNameParts(st.name)]) {
         const k = streetKey(name);
         const altKey = k.type === LIEU_DIT && k.nameTokens.length > 0 ? k.nameTokens.join(" ") : k.key;
         if (altKey === "" || seen.has(altKey)) continue;

@@ -5,8 +5,9 @@ import type { PackedFormat, SectionPlace, SectionType } from "../packed_file.ts"
 
 export const MAGIC = "VRAIBAN4";
 // 5: numbers inside street names are spelled out in the match keys (normalize/number_words.ts), and streets carry
-// alternative names (ALT_COLUMNS): older files are imported again.
-export const FORMAT_VERSION = 5;
+// alternative names (ALT_COLUMNS). 6: the halves of a name joined by "et" are alternative names too
+// (compound_names.ts). Older files are imported again.
+export const FORMAT_VERSION = 6;
 /** End of a hash chain. */
 export const NIL = 0xffffffff;
 

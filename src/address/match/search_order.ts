@@ -7,6 +7,7 @@ import { STOP_WORDS } from "../normalize/stop_words.ts";
 import { guessStreetType, LIEU_DIT } from "../normalize/street_types.ts";
 import { LATER_TIER_MAX_EDITS } from "./fuzzy_budget.ts";
 import { initialsOf, initialsStreets } from "./initials.ts";
+import { leftOutWordsStreets } from "./left_out_words.ts";
 import type { SearchTier } from "./place.ts";
 import type { ScopedTier } from "./plan_cache.ts";
 import {
@@ -160,6 +161,13 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
   // Then, tier by tier, the same name under another (or no) street type and typos, ranked by cost.
   for (const [i, { tier, scopes }] of scoped.entries()) {
     const found = fuzzyInTier(q, scopes, i === 0 ? q.maxEdits : LATER_TIER_MAX_EDITS, hasNumber);
+    // In the first tier, a title or given name left out or added ("12 rue Lemoine 75005", Rue du Cardinal Lemoine)
+    // before the next tier's fuzzy search finds another street of that family name (Passage Lemoine, 75002), and
+    // rather than two slips of the name ("rue Curie" is Rue Pierre et Marie Curie, not Rue Cuvier).
+    if (i === 0 && (!found || found.winners[0]!.scores.name > 1)) {
+      const winners = clearWinner(leftOutWordsStreets(q, scopes), hasNumber);
+      if (winners) return { hit: pickByNumber(winners, hasNumber), tier, fuzzy: true };
+    }
     if (found) {
       const { query, winners } = found;
       const hit = pickByNumber(winners, hasNumber);
@@ -179,35 +187,34 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
   return searchGluedArticles(q, scoped, hasNumber) ?? searchInitials(q, scoped, hasNumber);
 }
 
-/** When no spelling of the name was near enough, an article glued to the next word (gluedArticles), exact: the
- *  first tier whose street has the number, or else the first tier that has the street. Last, since it is tried on
- *  the lines nothing else found; a slip of the name's spacing, so `street_corrected`, as the fuzzy pass answers
- *  "rue de Lambre" (Delambre) and "rue le Courbe" (Lecourbe). */
+/** When no spelling of the name was near enough, an article glued to the next word (gluedArticles), exact. Last,
+ *  since it is tried on the lines nothing else found; a slip of the name's spacing, so `street_corrected`, as the
+ *  fuzzy pass answers "rue de Lambre" (Delambre) and "rue le Courbe" (Lecourbe). */
 function searchGluedArticles(q: StreetQuery, scoped: readonly ScopedTier[], hasNumber: HasNumber): Found | null {
   const readings = gluedArticles(q);
   if (readings.length === 0) return null;
-  let first: Found | null = null;
-  for (const { tier, scopes } of scoped) {
-    const winners = clearWinner(
-      readings.flatMap((r) => exactStreets(r, scopes)),
-      hasNumber,
-    );
-    if (!winners) continue;
-    const hit = pickByNumber(winners, hasNumber);
-    if (hasNumber(hit)) return { hit, tier, fuzzy: true };
-    first ??= { hit, tier, fuzzy: true };
-  }
-  return first;
+  return searchEachTier(scoped, hasNumber, (scopes) => readings.flatMap((r) => exactStreets(r, scopes)));
 }
 
-/** Last, given names written as initials ("Rue J.-J. Rousseau", initials.ts): the first tier whose street has the
- *  number, or else the first tier that has the street. */
+/** Given names written as initials ("Rue J.-J. Rousseau", initials.ts). */
 function searchInitials(q: StreetQuery, scoped: readonly ScopedTier[], hasNumber: HasNumber): Found | null {
   const words = initialsOf(q);
   if (words === null) return null;
+  return searchEachTier(scoped, hasNumber, (scopes) => initialsStreets(q, words, scopes));
+}
+
+/**
+ * A search of the last resort, tier by tier: the first tier whose clear winner has the house number, or else the first
+ * tier that has a clear winner. Such a street took a correction to find (`street_corrected`).
+ */
+function searchEachTier(
+  scoped: readonly ScopedTier[],
+  hasNumber: HasNumber,
+  hitsIn: (scopes: readonly CommuneScope[]) => StreetHit[],
+): Found | null {
   let first: Found | null = null;
   for (const { tier, scopes } of scoped) {
-    const winners = clearWinner(initialsStreets(q, words, scopes), hasNumber);
+    const winners = clearWinner(hitsIn(scopes), hasNumber);
     if (!winners) continue;
     const hit = pickByNumber(winners, hasNumber);
     if (hasNumber(hit)) return { hit, tier, fuzzy: true };

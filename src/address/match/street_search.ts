@@ -151,17 +151,38 @@ export function exactStreets(q: StreetQuery, scopes: readonly CommuneScope[]): S
   const ids: number[] = [];
   const typeEdit = q.typeGuessed ? GUESSED_TYPE_COST : 0;
   for (const { index, communes } of scopes) {
+    // Each table only when the one before has no street here: a street of that name in another commune of the
+    // département does not hide the alias of one of these.
     ids.length = 0;
     index.byKey(q.keyBytes, ids);
-    if (ids.length === 0) index.byAfnor(q.keyBytes, ids);
-    // An alias or the lieu-dit of the street's addresses names it as well as its own name (issue 14 item 7).
-    if (ids.length === 0) index.byAlt(q.keyBytes, ids);
-    for (const s of ids) {
-      if (communes.includes(index.st.stCommune[s]!) && sameNameWords(q, index, s))
-        out.push({ index, street: s, cost: typeEdit, scores: { name: 0, type: typeEdit } });
+    if (!pushInScope(out, { q, index, communes, ids, typeEdit })) {
+      ids.length = 0;
+      index.byAfnor(q.keyBytes, ids);
+      // An alias, the lieu-dit of the street's addresses, or half of a name joined by "et" names it as well as its
+      // own name (issue 14 item 7, index/compound_names.ts).
+      if (!pushInScope(out, { q, index, communes, ids, typeEdit })) {
+        ids.length = 0;
+        index.byAlt(q.keyBytes, ids);
+        pushInScope(out, { q, index, communes, ids, typeEdit });
+      }
     }
   }
   return out;
+}
+
+/** Adds the streets of `ids` that lie in the scope's communes as exact hits; whether there was one. */
+function pushInScope(
+  out: StreetHit[],
+  found: { q: StreetQuery; index: BanIndex; communes: number[]; ids: number[]; typeEdit: number },
+): boolean {
+  const { q, index, communes, ids, typeEdit } = found;
+  let pushed = false;
+  for (const s of ids) {
+    if (!communes.includes(index.st.stCommune[s]!) || !sameNameWords(q, index, s)) continue;
+    out.push({ index, street: s, cost: typeEdit, scores: { name: 0, type: typeEdit } });
+    pushed = true;
+  }
+  return pushed;
 }
 
 /** Streets whose name without its type is exactly the query's name, through the name hash table: a type-less query

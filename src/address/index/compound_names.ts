@@ -1,0 +1,36 @@
+// Streets named after two people or two things, "Place du Trocadéro et du Onze Novembre", "Quai Panhard et Levassor",
+// "Rue Alice Domon et Léonie Duquet": people write one half ("place du Trocadéro", "rue Léonie Duquet"), which no
+// edit budget reaches, and the fuzzy search then found another street of that name under another type ("1 place du
+// Trocadéro" was Square du Trocadéro). The halves are indexed as alternative names of the street (exact matches,
+// like BAN's aliases). The given name of a shared family name ("Place Victor et Hélène Basch" written "place Victor
+// Basch") is the search that leaves words out (match/left_out_words.ts).
+import { streetKey } from "../normalize/match_key.ts";
+import { isTitleOrGivenName } from "../normalize/person_names.ts";
+
+const AND = /\s+et\s+/i;
+
+/**
+ * The halves of a name joined by "et", each under the street's type. The second when it has two words or more ("Rue
+ * Léonie Duquet", "Place du Onze Novembre"; "Quai Levassor" alone would be too thin). The first when it has two words
+ * or more, an article ("Place du Trocadéro"), or one word that is not a given name beside a one-word second half
+ * ("Quai Panhard", "Place Rhin"): one bare word before a full name is a given name ("Place Mireille et Jacques
+ * Renouvin"), and "Rue Charles et Robert" is not Rue Charles. Empty for other names.
+ */
+export function compoundNameParts(name: string): string[] {
+  const halves = name.split(AND);
+  if (halves.length !== 2) return [];
+  const [first, second] = halves as [string, string];
+  const type = streetKey(name).type;
+  if (type === null) return [];
+  const typeText = first.split(/\s+/).slice(0, type.split(" ").length).join(" ");
+  const parts: string[] = [];
+  const firstWords = streetKey(first).nameTokens;
+  const withArticle = first.split(/[\s']+/).length > typeText.split(/\s+/).length + firstWords.length;
+  const secondPart = `${typeText} ${second}`;
+  const secondWords = streetKey(secondPart).nameTokens.length;
+  const oneWord =
+    firstWords.length === 1 && (withArticle || (secondWords === 1 && !isTitleOrGivenName(firstWords[0]!)));
+  if (firstWords.length > 1 || oneWord) parts.push(first);
+  if (secondWords > 1) parts.push(secondPart);
+  return parts;
+}

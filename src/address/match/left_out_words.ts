@@ -1,0 +1,71 @@
+// Streets named after someone, written with a title or given names left out, or a title added: "rue Mouchotte", "rue
+// René Mouchotte" and "rue Commandant Mouchotte" for Rue du Commandant René Mouchotte, "avenue Wilson" for Avenue du
+// Président Wilson, "avenue du Maréchal Foch" for Avenue Foch. No edit budget reaches them (whole words differ), and
+// the fuzzy search of the next tier found another street of the same family name instead: "12 rue Lemoine 75005" was
+// Passage Lemoine in the 2nd, not Rue du Cardinal Lemoine in the 5th. A street of the query's type whose name ends
+// with the query's last word, and is the query's but for such words (normalize/person_names.ts), is the street when
+// it is the only such name in the tier (clearWinner, with the house number as tie-breaker). `street_corrected`, as
+// the initials search (initials.ts) answers; search_order.ts says when it is tried.
+import { isTitle, isTitleOrGivenName } from "../normalize/person_names.ts";
+import { EDIT_COST, MISSING_TYPE_COST } from "./fuzzy_budget.ts";
+import type { CommuneScope, StreetHit, StreetQuery } from "./street_search.ts";
+
+/**
+ * Whether two names are the same words in the same order once the query's added titles, or the name's titles and given
+ * names that the query leaves out, are set aside, and share at least one other word: "commandant rene mouchotte" and
+ * "rene mouchotte" or "mouchotte", "marechal foch" and "foch". One side only: a title or given name for another is
+ * someone else ("general leandri" is not "commandant leandri", "marechal doumer" not "paul doumer").
+ */
+export function sameNameLeavingOut(query: readonly string[], name: readonly string[]): boolean {
+  return (
+    leavingOut(query, name, 0, 0, false, (words, i) => isTitle(words[i]!)) ||
+    leavingOut(name, query, 0, 0, false, leavable)
+  );
+}
+
+/** Whether `longer` is `shorter` with words that `extra` allows in between; `kept` once a word that is not a title or
+ *  given name matched. */
+function leavingOut(
+  longer: readonly string[],
+  shorter: readonly string[],
+  i: number,
+  j: number,
+  kept: boolean,
+  extra: (words: readonly string[], i: number) => boolean,
+): boolean {
+  if (i === longer.length) return j === shorter.length && kept;
+  if (j < shorter.length && longer[i] === shorter[j]) {
+    if (leavingOut(longer, shorter, i + 1, j + 1, kept || !isTitleOrGivenName(longer[i]!), extra)) return true;
+  }
+  return extra(longer, i) && leavingOut(longer, shorter, i + 1, j, kept, extra);
+}
+
+/** A word of the street's name that the query may leave out: a title or given name, or the word between a title and
+ *  the family name (a given name the list lacks). */
+function leavable(name: readonly string[], i: number): boolean {
+  return isTitleOrGivenName(name[i]!) || (i > 0 && i < name.length - 1 && isTitle(name[i - 1]!));
+}
+
+/** Streets of the scopes whose name is the query's but for titles and given names (sameNameLeavingOut), under the
+ *  query's type (any type when none is written, at the cost of the missing type). */
+export function leftOutWordsStreets(q: StreetQuery, scopes: readonly CommuneScope[]): StreetHit[] {
+  const words = q.key.nameTokens;
+  const last = words.at(-1);
+  if (last === undefined || isTitleOrGivenName(last)) return [];
+  const out: StreetHit[] = [];
+  const type = q.key.type;
+  for (const { index, communes } of scopes) {
+    for (const s of index.byLastWord(last)) {
+      if (!communes.includes(index.st.stCommune[s]!)) continue;
+      const t = index.st.stTypeLen[s]!;
+      const key = index.streetKeyText(s);
+      if (type !== null && (t === 0 ? "" : key.slice(0, t - 1)) !== type) continue;
+      const name = key.slice(t).split(" ");
+      if (name.length === words.length && name.every((w, k) => w === words[k])) continue;
+      if (!sameNameLeavingOut(words, name)) continue;
+      const typeCost = type === null && t !== 0 ? MISSING_TYPE_COST : 0;
+      out.push({ index, street: s, cost: EDIT_COST + typeCost, scores: { name: 1, type: typeCost } });
+    }
+  }
+  return out.sort((a, b) => a.cost - b.cost);
+}
