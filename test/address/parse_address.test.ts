@@ -51,6 +51,36 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
   [{ line: "12 rue de Rivoli, Bât B, 75001 Paris" }, { street: "rue de Rivoli", postcode: "75001" }],
   [{ line: "3 rue de Rivoli appartement 12 75001 Paris" }, { houseNumber: "3", street: "rue de Rivoli" }],
   [{ line: "3 rue de Rivoli bât. C esc 2 75001 Paris" }, { houseNumber: "3", street: "rue de Rivoli" }],
+  // A floor told by its side, without the word étage, the ground floor, the back of a courtyard; a bare ordinal stays.
+  [{ line: "10 rue de la Paix 3e gauche 75002 Paris" }, { houseNumber: "10", street: "rue de la Paix" }],
+  [{ line: "10 rue de la Paix 1er dr 75002 Paris" }, { houseNumber: "10", street: "rue de la Paix" }],
+  [{ line: "10 rue de la Paix, 4eme g, 75002 Paris" }, { houseNumber: "10", street: "rue de la Paix" }],
+  [{ line: "10 rue de la Paix RDC 75002 Paris" }, { houseNumber: "10", street: "rue de la Paix" }],
+  [{ line: "10 rue de la Paix au fond de la cour 75002 Paris" }, { houseNumber: "10", street: "rue de la Paix" }],
+  [{ line: "10 rue de la Paix, fond de cour, 75002 Paris" }, { houseNumber: "10", street: "rue de la Paix" }],
+  [{ line: "1 Cour de Rome 8ème 75008 Paris" }, { houseNumber: "1", street: "Cour de Rome 8ème" }],
+  [
+    { street: "10 rue de la Paix 2e droite", postcode: "75002", city: "Paris" },
+    { houseNumber: "10", street: "rue de la Paix" },
+  ],
+  // A whole line pasted into the street field beside the postcode and city fields: the fields stand over it.
+  [
+    { street: "10 rue de la Paix 75001 Paris", postcode: "75002", city: "Paris" },
+    { houseNumber: "10", street: "rue de la Paix", postcode: "75002", city: "Paris" },
+  ],
+  [
+    { street: "10 rue de la Paix, 75002 Paris, France", postcode: "75002" },
+    { houseNumber: "10", street: "rue de la Paix", postcode: "75002", city: "Paris" },
+  ],
+  // A number alone in the street field is the house number, and no street.
+  [
+    { street: "10", postcode: "75002", city: "Paris" },
+    { houseNumber: "10", street: null },
+  ],
+  [
+    { street: "10 bis", postcode: "75002", city: "Paris" },
+    { houseNumber: "10", suffix: "b", street: null },
+  ],
   [{ line: "Apt 12, 3 rue de Rivoli 75001 Paris" }, { houseNumber: "3", street: "rue de Rivoli" }],
   [{ line: "Bâtiment B 3 rue de la Porte 75001 Paris" }, { houseNumber: "3", street: "rue de la Porte" }],
   [{ line: "12 rue de Rivoli, Paris" }, { postcode: null, city: "Paris", street: "rue de Rivoli" }],
@@ -101,7 +131,7 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
   ],
   [{ street: "rue X", postcode: "1000", city: "Bourg-en-Bresse" }, { postcode: "01000" }],
   [{ street: "rue X", postcode: "75 004", city: "Paris" }, { postcode: "75004" }],
-  // A whole address in the street field (forms with one address box), with no line and no postcode field.
+  // A whole address in the street field (forms with one address box), with no line; fields given stand over it.
   [
     { street: "10 rue de Rivoli 75004 Paris" },
     { houseNumber: "10", street: "rue de Rivoli", postcode: "75004", city: "Paris" },
@@ -112,7 +142,7 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
   ],
   [
     { street: "10 rue de Rivoli 75004 Paris", postcode: "75001" },
-    { street: "rue de Rivoli 75004 Paris", postcode: "75001" },
+    { houseNumber: "10", street: "rue de Rivoli", postcode: "75001", city: "Paris" },
   ],
   // Postcodes glued, spaced, numbers glued to the type, the locality first.
   [{ line: "10rue de Rivoli 75004 Paris" }, { houseNumber: "10", street: "rue de Rivoli" }],

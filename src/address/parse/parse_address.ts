@@ -37,9 +37,15 @@ const CITY_THEN_STREET =
 // A postcode after some text: "10 rue de Rivoli 75004 Paris", never a street that starts with five digits.
 const POSTCODE_INSIDE = /\S\s*[\s,]\d{5}(?:[\s,]|$)/;
 const CEDEX_DEPARTEMENT = /(?:^|[\s,])(\d{2}|2[ab]|97\d)\s+([^\d,][^\d]*)$/i;
-// Trailing segments that are no street: "Bât B", "Appartement 12", "Escalier 3".
-const TRAILING_NOISE =
-  /^(?:bat|bât|batiment|bâtiment|appt?|appartement|esc|escalier|etage|étage|porte|apt|ch|chambre|lot)\.?\s*(?:n°\s*)?[\w-]{0,5}$/i;
+// A floor without the word étage, which its side then tells ("3e gauche", "1er dr", "RDC"), and the back of a
+// courtyard: what people add after the street for the postman. A bare ordinal is not one: "Cour de Rome 8ème".
+const FLOOR_OR_COURTYARD =
+  "(?:\\d{1,2}\\s?(?:e|er|eme|ème|ieme|ième|è)\\s+(?:gauche|droite|g|d|dr|ga|face|fond)|rdc(?:\\s+(?:gauche|droite|g|d))?|(?:au\\s+)?fond\\s+de\\s+(?:la\\s+)?cour)";
+// Trailing segments that are no street: "Bât B", "Appartement 12", "Escalier 3", "3e gauche".
+const TRAILING_NOISE = new RegExp(
+  `^(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|esc|escalier|etage|étage|porte|apt|ch|chambre|lot)\\.?\\s*(?:n°\\s*)?[\\w-]{0,5}|${FLOOR_OR_COURTYARD})$`,
+  "i",
+);
 
 /** A postcode as written, made comparable: spaces out ("75 004"), the leading zero that spreadsheets drop put back
  *  ("1000" for 01000), Corsica's letters in upper case ("2a000"). It may still be no postcode at all ("7504"): the
@@ -132,9 +138,11 @@ function splitLine(line: string): LineParts {
   return { address: cleanPart(address), postcode, city, country, countryFrom, cedexDepartement, cedexPostcode };
 }
 
-// The same inside the street segment, at its end: "rue X appartement 12", "rue X bât. C esc 2".
-const TRAILING_UNIT =
-  /\s+(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|ch|chambre)(?=[\s.])\.?\s*(?:n°\s*)?[\w-]{1,5}|porte\s*(?:n°\s*)?\d{1,4}[a-z]?)$/i;
+// The same inside the street segment, at its end: "rue X appartement 12", "rue X bât. C esc 2", "rue X 3e gauche".
+const TRAILING_UNIT = new RegExp(
+  `\\s+(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|ch|chambre)(?=[\\s.])\\.?\\s*(?:n°\\s*)?[\\w-]{1,5}|porte\\s*(?:n°\\s*)?\\d{1,4}[a-z]?|${FLOOR_OR_COURTYARD})$`,
+  "i",
+);
 
 const NUMBER_SEGMENT = /^\d{1,4}\s*(?:bis|ter|quater|[a-z])?$/i;
 // A word repeated whole (\b is ASCII's: "r résal" would repeat "r").
@@ -200,10 +208,10 @@ export function parseAddress(input: AddressInput): ParsedAddress {
   let numberAfterStreet = false;
   let cedexPostcode: string | null = null;
 
-  // A whole address in the street field, as forms with one address box send it ("10 rue de Rivoli 75004 Paris"):
-  // with no line and no postcode field, a street that holds a postcode is read as the line.
-  const streetAsLine =
-    blank(input.line) === null && blank(input.postcode) === null && POSTCODE_INSIDE.test(input.street ?? "");
+  // A whole address in the street field, as forms with one address box send it ("10 rue de Rivoli 75004 Paris"), or
+  // as an autocomplete pastes it beside the postcode and city fields it also fills: with no line, a street that holds
+  // a postcode is read as the line, and the postcode and city fields, when given, then stand over what it says.
+  const streetAsLine = blank(input.line) === null && POSTCODE_INSIDE.test(input.street ?? "");
   const line = streetAsLine ? blank(input.street) : blank(input.line);
   if (line !== null) {
     const parts = splitLine(line);
@@ -242,10 +250,11 @@ export function parseAddress(input: AddressInput): ParsedAddress {
     const cleaned = cleanPart(extractAddress(cleanQuery(fieldStreet)));
     const hn = readHouseNumber(cleaned);
     numberAfterStreet = false;
-    if (hn && hn.rest !== "") {
+    if (hn) {
+      // A number alone is the house number, the street left out ("10" is no street, though Paris has a "Voie L/10").
       houseNumber = hn.number;
       suffix = foldSuffix(hn.suffix);
-      street = streetSegment(hn.rest) || null;
+      street = hn.rest === "" ? null : streetSegment(hn.rest) || null;
     } else {
       street = streetSegment(cleaned) || null;
     }
