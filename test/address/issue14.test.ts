@@ -797,6 +797,38 @@ const PARIS_ROWS: Row[] = [
     reasons: ["street_corrected"],
     street: "Rue de Rivoli",
   },
+  // Probes typed by hand (session of 2026-11-27, sixth).
+  {
+    source: "probe: the city before a postcode it does not serve, no comma (was unknown, postcode_not_covered)",
+    line: "10 rue de la Paix Paris 69002",
+    verdict: "corrected",
+    reasons: ["postcode_corrected"],
+    street: "Rue de la Paix",
+    postcode: "75002",
+  },
+  {
+    source: "probe: a floor told by its side (was street_not_found)",
+    line: "10 rue de la Paix 3e gauche 75002 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue de la Paix",
+  },
+  {
+    source: "probe: an autocomplete's whole line in the street field beside its fields (was street_not_found)",
+    line: "street: 10 rue de la Paix 75002 Paris, postcode: 75002, city: Paris",
+    fields: { street: "10 rue de la Paix 75002 Paris", postcode: "75002", city: "Paris" },
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue de la Paix",
+  },
+  {
+    source: "probe: a number alone in the street field (was Voie L/10, street_corrected)",
+    line: "street: 10, postcode: 75002, city: Paris",
+    fields: { street: "10", postcode: "75002", city: "Paris" },
+    verdict: "incomplete",
+    reasons: ["missing_street"],
+    output: "75002 Paris",
+  },
 ];
 
 describe("issue 14 over the Paris BAN file", { skip: PARIS_SKIP }, () => {

@@ -121,18 +121,26 @@ function readsAsPostcode(written: string, city: string | null, ref: Reference): 
 /**
  * "12 rue de Rivoli Paris" with no comma: the last words may be the city. With a postcode ("12 rue de Rivoli Paris
  * 75004"), only a city the postcode serves, and only when the index knows no street by the whole text ("43 rue de
- * Lille 75007" is a street of Paris, not Lille).
+ * Lille 75007" is a street of Paris, not Lille); or a city the postcode does not serve, when the index knows the
+ * street without it ("10 rue de la Paix Paris 69002" reads as "69002 Paris" does, a postcode to correct, where the
+ * postcode's Lyon left the whole text a street of an uncovered commune: `unknown`).
  */
 export function cityFromStreet(p: ParsedAddress, ref: Reference, streetKnown: (street: string) => boolean): void {
   if (p.city !== null || p.cedexDepartement !== null || p.street === null) return;
   const served = p.postcode === null ? null : new Set(ref.communesOfPostcode(p.postcode));
   if (served !== null && served.size === 0) return;
   const whole = p.street;
-  const end = cityAtEnd(whole, ref, (named) =>
+  const end =
     served === null
-      ? named.length > 0
-      : named.some((m) => m.communes.some((c) => served.has(c))) && !streetKnown(whole),
-  );
+      ? cityAtEnd(whole, ref, (named) => named.length > 0)
+      : cityAtEnd(
+          whole,
+          ref,
+          (named, rest) =>
+            named.length > 0 &&
+            !streetKnown(whole) &&
+            (named.some((m) => m.communes.some((c) => served.has(c))) || streetKnown(rest)),
+        );
   if (end === null) return;
   ({ street: p.street, city: p.city } = end);
   // "Boulevard Saint-Martin 20 Paris": the number the city hid from the parser is the house number.
@@ -150,12 +158,13 @@ export function cityFromStreet(p: ParsedAddress, ref: Reference, streetKnown: (s
 function cityAtEnd(
   street: string,
   ref: Reference,
-  accept: (named: CityMatch[]) => boolean,
+  accept: (named: CityMatch[], rest: string) => boolean,
 ): { street: string; city: string } | null {
   const words = street.split(/\s+/);
   for (let n = Math.min(MAX_CITY_WORDS, words.length - 2); n >= 1; n--) {
     const tail = words.slice(-n).join(" ");
-    if (accept(ref.citiesNamed(tail))) return { street: words.slice(0, -n).join(" "), city: tail };
+    const rest = words.slice(0, -n).join(" ");
+    if (accept(ref.citiesNamed(tail), rest)) return { street: rest, city: tail };
   }
   return null;
 }
