@@ -807,6 +807,25 @@ const PARIS_ROWS: Row[] = [
     postcode: "75002",
   },
   {
+    source: "probe: a name without type that several streets of the arrondissement share (was Quai Voltaire, 75006)",
+    line: "10 Voltaire 75011 Paris",
+    verdict: "nonexistent",
+    reasons: ["street_not_found"],
+  },
+  {
+    source: "probe: the same, not answered from another arrondissement (was Place de la République, 75003)",
+    line: "10 République 75011 Paris",
+    verdict: "nonexistent",
+    reasons: ["street_not_found"],
+  },
+  {
+    source: "probe: one street of that name without type in the arrondissement is still found",
+    line: "10 Bastille 75011 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Place de la Bastille",
+  },
+  {
     source: "probe: a floor told by its side (was street_not_found)",
     line: "10 rue de la Paix 3e gauche 75002 Paris",
     verdict: "deliverable",

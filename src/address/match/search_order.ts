@@ -103,7 +103,8 @@ function exactInTier(q: StreetQuery, scopes: readonly CommuneScope[]): StreetHit
   return named.length > 0 ? named : hits;
 }
 
-/** The fuzzy winners of a tier, and the reading of the query that found them. When the winner of the query as written
+/** The fuzzy winners of a tier (null when streets are near but none clearly nearest), and the reading of the query
+ *  that found them; null when no street is near. When the winner of the query as written
  *  has another type than the one written (or there is none), the type word is also read as the name's first word
  *  (typeWordAsName). */
 function fuzzyInTier(
@@ -111,7 +112,7 @@ function fuzzyInTier(
   scopes: readonly CommuneScope[],
   maxEdits: number,
   hasNumber: HasNumber,
-): { query: StreetQuery; winners: StreetHit[] } | null {
+): { query: StreetQuery; winners: StreetHit[] | null } | null {
   const hits = fuzzyStreets(q, scopes, { maxEdits });
   const winners = clearWinner(hits, hasNumber);
   if (winners !== null && winners[0]!.scores.type === 0) return { query: q, winners };
@@ -120,10 +121,9 @@ function fuzzyInTier(
   // The reading whose nearest street costs less decides, and on a tie the one that accounts for every word written;
   // ambiguous under it ("parc montsouris": Rue and Villa du Parc de Montsouris), it corrects nothing.
   if (asName !== null && asNameHits.length > 0 && asNameHits[0]!.cost <= (hits[0]?.cost ?? Infinity)) {
-    const asNameWinners = clearWinner(asNameHits, hasNumber);
-    return asNameWinners && { query: asName, winners: asNameWinners };
+    return { query: asName, winners: clearWinner(asNameHits, hasNumber) };
   }
-  return winners && { query: q, winners };
+  return hits.length === 0 ? null : { query: q, winners };
 }
 
 /** HasNumber for a house number, or for none. */
@@ -164,11 +164,15 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
     // In the first tier, a title or given name left out or added ("12 rue Lemoine 75005", Rue du Cardinal Lemoine)
     // before the next tier's fuzzy search finds another street of that family name (Passage Lemoine, 75002), and
     // rather than two slips of the name ("rue Curie" is Rue Pierre et Marie Curie, not Rue Cuvier).
-    if (i === 0 && (!found || found.winners[0]!.scores.name > 1)) {
+    if (i === 0 && (found?.winners == null || found.winners[0]!.scores.name > 1)) {
       const winners = clearWinner(leftOutWordsStreets(q, scopes), hasNumber);
       if (winners) return { hit: pickByNumber(winners, hasNumber), tier, fuzzy: true };
     }
-    if (found) {
+    // Several streets of the first tier equally near ("10 Voltaire 75011": Boulevard, Cité, Impasse Voltaire): the
+    // place the user gave has no one answer, and a later tier's single street of that name (Quai Voltaire, 75006) is
+    // no better a guess.
+    if (i === 0 && found !== null && found.winners === null) break;
+    if (found?.winners) {
       const { query, winners } = found;
       const hit = pickByNumber(winners, hasNumber);
       // Beyond the length budget only with the evidence of a wide lead (fuzzy_budget.ts, STRETCH_LEAD).
