@@ -1,6 +1,7 @@
 // address_accuracy: share of a seeded evaluation set answered right, per category (exact addresses, typos,
 // abbreviations, wrong arrondissement postcodes, missing numbers, out-of-range numbers, invented streets; issue 14:
-// two-edit typos, messy lines, nationwide postcode/city mismatches, consistent pairs outside coverage), drawn from
+// two-edit typos, messy lines, nationwide postcode/city mismatches, consistent pairs outside coverage, suffixes,
+// numbers in names; people's names shortened, bench/lib/person_name_cases.ts), drawn from
 // the real Paris BAN file and the nationwide reference. Baseline from the same run: an exact-key lookup (normalisation only, no typo tolerance, no
 // postcode correction), to read what the fuzzy matcher adds.
 //   npx tsx bench/address_accuracy.ts        (env: ACCURACY_SEED=42, ACCURACY_PER_CATEGORY=1000, ACCURACY_SHOW=typo2)

@@ -23,7 +23,8 @@ export type EvalCategory =
   | "mismatch"
   | "uncovered"
   | "suffix"
-  | "name_number";
+  | "name_number"
+  | "person_name";
 
 export interface EvalCase {
   category: EvalCategory;
@@ -39,6 +40,7 @@ export interface EvalCase {
 }
 
 export { seededRandom } from "../../test/helpers/seeded_random.ts";
+import { personNameCases } from "./person_name_cases.ts";
 import { seededRandom } from "../../test/helpers/seeded_random.ts";
 
 const ABBREVIATIONS: ReadonlyArray<readonly [RegExp, string]> = [
@@ -87,8 +89,8 @@ export interface EvalSetOptions {
   seed?: number;
   perCategory?: number;
   /** With the nationwide reference (and the tables it was packed from), the issue 14 categories are added: two-edit
-   *  typos, messy lines, postcode/city mismatches, consistent pairs outside coverage, suffixes glued or spaced and
-   *  numbers inside names written in digits. */
+   *  typos, messy lines, postcode/city mismatches, consistent pairs outside coverage, suffixes glued or spaced,
+   *  numbers inside names written in digits, and names of people shortened (person_name_cases.ts). */
   nationwide?: { reference: Reference; tables: ReferenceTables };
 }
 
@@ -294,6 +296,7 @@ export function buildEvalSet(index: BanIndex, options: EvalSetOptions = {}): Eva
   if (options.nationwide) {
     out.push(...issue14Cases(index, { ...options.nationwide, seed, perCategory }));
     out.push(...typedNumberCases(index, { seed, perCategory }));
+    out.push(...personNameCases(index, { seed, perCategory }));
   }
   return out;
 }

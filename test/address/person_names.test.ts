@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { compoundNameParts } from "../../src/address/index/compound_names.ts";
 import { AddressMatcher } from "../../src/address/match.ts";
-import { sameNameLeavingOut } from "../../src/address/match/left_out_words.ts";
+import { addsTitles, leavesOut } from "../../src/address/match/left_out_words.ts";
 import { compileReference } from "../../src/address/reference/compile.ts";
 import { packReference } from "../../src/address/reference/pack_reference.ts";
 import { Reference } from "../../src/address/reference/reference.ts";
@@ -34,24 +34,29 @@ function expectRow(matcher: AddressMatcher, row: Row): void {
   if (row.postcode !== undefined) assert.equal(r.normalized?.postcode, row.postcode, row.line);
 }
 
-describe("sameNameLeavingOut()", () => {
-  const rows: [string, string, boolean, string][] = [
-    ["mouchotte", "commandant rene mouchotte", true, "title and given name left out"],
-    ["rene mouchotte", "commandant rene mouchotte", true, "title left out"],
-    ["commandant mouchotte", "commandant rene mouchotte", true, "given name left out"],
-    ["general valin", "general martial valin", true, "an unlisted given name after a title"],
-    ["marechal foch", "foch", true, "a title added"],
-    ["curie", "pierre marie curie", true, "two given names left out"],
-    ["general leandri", "commandant leandri", false, "a title for another"],
-    ["marechal doumer", "paul doumer", false, "a title for a given name"],
-    ["jean losserand", "raymond losserand", false, "a given name for another"],
-    ["maurice letellier", "letellier", false, "a given name added is someone else"],
-    ["jean", "jean pierre", false, "given names alone name no one"],
-    ["moulin vert", "moulin", false, "a word that is no title is no slip"],
+describe("leavesOut() and addsTitles()", () => {
+  const rows: [string, string, "leaves out" | "adds titles" | "neither", string][] = [
+    ["mouchotte", "commandant rene mouchotte", "leaves out", "title and given name left out"],
+    ["rene mouchotte", "commandant rene mouchotte", "leaves out", "title left out"],
+    ["commandant mouchotte", "commandant rene mouchotte", "leaves out", "given name left out"],
+    ["general valin", "general martial valin", "leaves out", "an unlisted given name after a title"],
+    ["curie", "pierre marie curie", "leaves out", "two given names left out"],
+    ["marechal foch", "foch", "adds titles", "a title added"],
+    ["general leandri", "commandant leandri", "neither", "a title for another"],
+    ["marechal doumer", "paul doumer", "neither", "a title for a given name"],
+    ["jean losserand", "raymond losserand", "neither", "a given name for another"],
+    ["maurice letellier", "letellier", "neither", "a given name added is someone else"],
+    ["jean", "jean pierre", "neither", "given names alone name no one"],
+    ["moulin vert", "moulin", "neither", "a word that is no title is no slip"],
   ];
-  for (const [query, name, same, why] of rows) {
-    test(`"${query}" ${same ? "is" : "is not"} "${name}" (${why})`, () =>
-      assert.equal(sameNameLeavingOut(query.split(" "), name.split(" ")), same));
+  for (const [query, name, reading, why] of rows) {
+    test(`"${query}" ${reading} "${name}" (${why})`, () => {
+      const [q, n] = [query.split(" "), name.split(" ")];
+      assert.deepEqual(
+        { leavesOut: leavesOut(q, n), addsTitles: addsTitles(q, n) },
+        { leavesOut: reading === "leaves out", addsTitles: reading === "adds titles" },
+      );
+    });
   }
 });
 
@@ -137,6 +142,26 @@ const BELFORT_ROWS: Row[] = [
     street: "Rue Pierre et Marie Curie",
   },
   { line: "5 rue Cuvier, 90000 Belfort", verdict: "deliverable", reasons: [], street: "Rue Cuvier" },
+  // Every word written is the street's before one slip of a name, or the same name under another type…
+  {
+    line: "1 rue Mazet, 90000 Belfort",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Rue André Mazet",
+  },
+  {
+    line: "16 rue Dumas, 90000 Belfort",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Rue Alexandre Dumas",
+  },
+  // …but a title added does not outweigh another type: every word of the avenue's name is written.
+  {
+    line: "1 rue du Général Leclerc, 90000 Belfort",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Avenue du Général Leclerc",
+  },
   // Another title or given name is another person; the type written still counts.
   { line: "37 avenue du Maréchal Doumer, 90000 Belfort", verdict: "nonexistent", reasons: ["street_not_found"] },
   { line: "9 rue du Général Léandri, 90000 Belfort", verdict: "nonexistent", reasons: ["street_not_found"] },
@@ -169,6 +194,12 @@ describe("people's names as written (written index, Belfort 90000)", () => {
       ["Rue Raymond Losserand", [13]],
       ["Rue Letellier", [8]],
       ["Avenue Victor Hugo", [10]],
+      ["Rue André Mazet", [1]],
+      ["Rue Mayet", [1]],
+      ["Rue Alexandre Dumas", [16]],
+      ["Passage Dumas", [16]],
+      ["Avenue du Général Leclerc", [1]],
+      ["Rue Leclerc", [1]],
     ];
     // A street of the half's name in another commune of the département does not hide the half.
     const giromagny = {

@@ -11,16 +11,18 @@ import { EDIT_COST, MISSING_TYPE_COST } from "./fuzzy_budget.ts";
 import type { CommuneScope, StreetHit, StreetQuery } from "./street_search.ts";
 
 /**
- * Whether two names are the same words in the same order once the query's added titles, or the name's titles and given
- * names that the query leaves out, are set aside, and share at least one other word: "commandant rene mouchotte" and
- * "rene mouchotte" or "mouchotte", "marechal foch" and "foch". One side only: a title or given name for another is
- * someone else ("general leandri" is not "commandant leandri", "marechal doumer" not "paul doumer").
+ * Whether the query is the name with titles or given names left out, sharing at least one other word: "rene
+ * mouchotte" or "mouchotte" for "commandant rene mouchotte", "curie" for "pierre marie curie".
  */
-export function sameNameLeavingOut(query: readonly string[], name: readonly string[]): boolean {
-  return (
-    leavingOut(query, name, 0, 0, false, (words, i) => isTitle(words[i]!)) ||
-    leavingOut(name, query, 0, 0, false, leavable)
-  );
+export function leavesOut(query: readonly string[], name: readonly string[]): boolean {
+  return leavingOut(name, query, 0, 0, false, leavable);
+}
+
+/** Whether the query is the name with titles added: "marechal foch" for "foch". A title or given name for another
+ *  is someone else, in either reading ("general leandri" is not "commandant leandri", "marechal doumer" not "paul
+ *  doumer"). */
+export function addsTitles(query: readonly string[], name: readonly string[]): boolean {
+  return leavingOut(query, name, 0, 0, false, (words, i) => isTitle(words[i]!));
 }
 
 /** Whether `longer` is `shorter` with words that `extra` allows in between; `kept` once a word that is not a title or
@@ -46,9 +48,13 @@ function leavable(name: readonly string[], i: number): boolean {
   return isTitleOrGivenName(name[i]!) || (i > 0 && i < name.length - 1 && isTitle(name[i - 1]!));
 }
 
-/** Streets of the scopes whose name is the query's but for titles and given names (sameNameLeavingOut), under the
- *  query's type (any type when none is written, at the cost of the missing type). */
-export function leftOutWordsStreets(q: StreetQuery, scopes: readonly CommuneScope[]): StreetHit[] {
+/** Streets of the scopes whose name the query reads as (leavesOut or addsTitles), under the query's type (any type
+ *  when none is written, at the cost of the missing type). */
+export function leftOutWordsStreets(
+  q: StreetQuery,
+  scopes: readonly CommuneScope[],
+  reads: (query: readonly string[], name: readonly string[]) => boolean,
+): StreetHit[] {
   const words = q.key.nameTokens;
   const last = words.at(-1);
   if (last === undefined || isTitleOrGivenName(last)) return [];
@@ -62,7 +68,7 @@ export function leftOutWordsStreets(q: StreetQuery, scopes: readonly CommuneScop
       if (type !== null && (t === 0 ? "" : key.slice(0, t - 1)) !== type) continue;
       const name = key.slice(t).split(" ");
       if (name.length === words.length && name.every((w, k) => w === words[k])) continue;
-      if (!sameNameLeavingOut(words, name)) continue;
+      if (!reads(words, name)) continue;
       const typeCost = type === null && t !== 0 ? MISSING_TYPE_COST : 0;
       out.push({ index, street: s, cost: EDIT_COST + typeCost, scores: { name: 1, type: typeCost } });
     }

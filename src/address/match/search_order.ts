@@ -7,7 +7,7 @@ import { STOP_WORDS } from "../normalize/stop_words.ts";
 import { guessStreetType, LIEU_DIT } from "../normalize/street_types.ts";
 import { LATER_TIER_MAX_EDITS } from "./fuzzy_budget.ts";
 import { initialsOf, initialsStreets } from "./initials.ts";
-import { leftOutWordsStreets } from "./left_out_words.ts";
+import { addsTitles, leavesOut, leftOutWordsStreets } from "./left_out_words.ts";
 import type { SearchTier } from "./place.ts";
 import type { ScopedTier } from "./plan_cache.ts";
 import {
@@ -160,12 +160,19 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
   }
   // Then, tier by tier, the same name under another (or no) street type and typos, ranked by cost.
   for (const [i, { tier, scopes }] of scoped.entries()) {
+    // In the first tier, before any slip of the name, a title or given name left out: every word written is the
+    // street's, where a fuzzy hit changes one ("12 rue Lemoine 75005" is Rue du Cardinal Lemoine, not Passage Lemoine
+    // in the 2nd; "rue Curie" Rue Pierre et Marie Curie, not Rue Cuvier; "rue Mazet" Rue André Mazet, not Rue Mayet;
+    // "rue Dumas" Rue Alexandre Dumas, not Passage Dumas).
+    if (i === 0) {
+      const winners = clearWinner(leftOutWordsStreets(q, scopes, leavesOut), hasNumber);
+      if (winners) return { hit: pickByNumber(winners, hasNumber), tier, fuzzy: true };
+    }
     const found = fuzzyInTier(q, scopes, i === 0 ? q.maxEdits : LATER_TIER_MAX_EDITS, hasNumber);
-    // In the first tier, a title or given name left out or added ("12 rue Lemoine 75005", Rue du Cardinal Lemoine)
-    // before the next tier's fuzzy search finds another street of that family name (Passage Lemoine, 75002), and
-    // rather than two slips of the name ("rue Curie" is Rue Pierre et Marie Curie, not Rue Cuvier).
+    // A title added ("avenue du Maréchal Foch" for Avenue Foch) only when no street is one slip away: "rue du Général
+    // Leclerc 75014" is Avenue du Général Leclerc, every word of its name written, not Rue Leclerc.
     if (i === 0 && (found?.winners == null || found.winners[0]!.scores.name > 1)) {
-      const winners = clearWinner(leftOutWordsStreets(q, scopes), hasNumber);
+      const winners = clearWinner(leftOutWordsStreets(q, scopes, addsTitles), hasNumber);
       if (winners) return { hit: pickByNumber(winners, hasNumber), tier, fuzzy: true };
     }
     // Several streets of the first tier equally near ("10 Voltaire 75011": Boulevard, Cité, Impasse Voltaire): the
