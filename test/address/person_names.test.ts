@@ -62,11 +62,12 @@ describe("leavesOut() and addsTitles()", () => {
 
 describe("compoundNameParts()", () => {
   const rows: [string, string[]][] = [
-    ["Place du Trocadéro et du Onze Novembre", ["Place du Trocadéro", "Place du Onze Novembre"]],
+    ["Place du Trocadéro et du Onze Novembre", ["Place du Trocadéro", "place du Onze Novembre"]],
     ["Quai Panhard et Levassor", ["Quai Panhard"]],
-    ["Rue Alice Domon et Léonie Duquet", ["Rue Alice Domon", "Rue Léonie Duquet"]],
-    ["Place Mireille et Jacques Renouvin", ["Place Jacques Renouvin"]],
+    ["Rue Alice Domon et Léonie Duquet", ["Rue Alice Domon", "rue Léonie Duquet"]],
+    ["Place Mireille et Jacques Renouvin", ["place Jacques Renouvin"]],
     ["Rue Charles et Robert", []],
+    ["Rond-point Pierre et Marie Dupont", ["rondpoint Marie Dupont"]],
     ["Rue de la Paix", []],
   ];
   for (const [name, parts] of rows)

@@ -102,7 +102,7 @@ export class BanIndex {
 
   /** Streets whose name (match key) ends with this word: the family name of a street named after someone, which people
    *  keep when they leave out the rest ("rue Mouchotte" for Rue du Commandant René Mouchotte). Built on first use, in
-   *  the thread that asks: only lines no other search found ask. */
+   *  the thread that asks: only lines the exact search did not find ask. */
   byLastWord(word: string): readonly number[] {
     this.#byLastWord ??= this.#gatherLastWords();
     return this.#byLastWord.get(word) ?? NO_STREETS;

@@ -6,6 +6,8 @@
 // Basch") is the search that leaves words out (match/left_out_words.ts).
 import { streetKey } from "../normalize/match_key.ts";
 import { isTitleOrGivenName } from "../normalize/person_names.ts";
+import { STOP_WORDS } from "../normalize/stop_words.ts";
+import { tokenize } from "../normalize/tokenize.ts";
 
 const AND = /\s+et\s+/i;
 
@@ -14,7 +16,8 @@ const AND = /\s+et\s+/i;
  * Léonie Duquet", "Place du Onze Novembre"; "Quai Levassor" alone would be too thin). The first when it has two words
  * or more, an article ("Place du Trocadéro"), or one word that is not a given name beside a one-word second half
  * ("Quai Panhard", "Place Rhin"): one bare word before a full name is a given name ("Place Mireille et Jacques
- * Renouvin"), and "Rue Charles et Robert" is not Rue Charles. Empty for other names.
+ * Renouvin"), and "Rue Charles et Robert" is not Rue Charles. Empty for other names. The halves are names to read
+ * as match keys (streetKey), the second under the type's key ("rue Léonie Duquet").
  */
 export function compoundNameParts(name: string): string[] {
   const halves = name.split(AND);
@@ -22,11 +25,12 @@ export function compoundNameParts(name: string): string[] {
   const [first, second] = halves as [string, string];
   const type = streetKey(name).type;
   if (type === null) return [];
-  const typeText = first.split(/\s+/).slice(0, type.split(" ").length).join(" ");
   const parts: string[] = [];
   const firstWords = streetKey(first).nameTokens;
-  const withArticle = first.split(/[\s']+/).length > typeText.split(/\s+/).length + firstWords.length;
-  const secondPart = `${typeText} ${second}`;
+  const withArticle = tokenize(first).some((w) => STOP_WORDS.has(w));
+  // Under the type's match-key form: the halves are read as match keys only (builder.ts), and the written form of a
+  // type may be hyphenated ("Rond-point" is the type "rondpoint").
+  const secondPart = `${type} ${second}`;
   const secondWords = streetKey(secondPart).nameTokens.length;
   const oneWord =
     firstWords.length === 1 && (withArticle || (secondWords === 1 && !isTitleOrGivenName(firstWords[0]!)));
