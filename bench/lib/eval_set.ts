@@ -353,6 +353,11 @@ const NOISES: ReadonlyArray<readonly [string, Noise]> = [
   ],
   ["no comma, lower case", (a) => `${a.num} ${a.name.toLowerCase()} ${a.pc} paris`],
   ["postcode first, street last", (a) => `${a.pc} Paris, ${a.num} ${a.name}`],
+  ["postcode first, number after the street", (a) => (a.rep !== "" ? null : `${a.pc} Paris, ${a.name} ${a.num}`)],
+  [
+    "city and postcode first, number after the street",
+    (a) => (a.rep !== "" ? null : `Paris ${a.pc}, ${a.name} ${a.num}`),
+  ],
   ["country letter before the postcode", (a) => `${a.num} ${a.name} F-${a.pc} Paris`],
   ["remark in brackets", (a) => `${a.num} ${a.name} (bâtiment B), ${a.pc} Paris`],
   ["phone number pasted", (a) => `${a.num} ${a.name}, ${a.pc} Paris tél : 06 12 34 56 78`],

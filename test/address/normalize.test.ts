@@ -61,6 +61,15 @@ const CITIES: Array<[string, string]> = [
   ["Paris 01", "paris 1"],
   ["PARIS 16", "paris 16"],
   ["Paris 16e", "paris 16"],
+  // A roman numeral without its "e", and an ordinal's ending typed apart, after a city with arrondissements.
+  ["Paris IV", "paris 4"],
+  ["paris xvi", "paris 16"],
+  ["Marseille VIII", "marseille 8"],
+  ["Paris 2 eme", "paris 2"],
+  ["Lyon 1 er", "lyon 1"],
+  ["Paris 4 e arrondissement", "paris 4"],
+  // Elsewhere a lone letter is a word of the name.
+  ["Vitry-le-François V", "vitry francois v"],
   ["Saint-Didier-sous-Écouves", "saint didier ecouves"],
   ["St Didier s Ecouves", "saint didier s ecouves"],
   ["Villeneuve-d'Ascq", "villeneuve ascq"],

@@ -49,8 +49,27 @@ export const STREET_PROCESSORS: readonly TokenProcessor[] = [
 
 // "Paris 1er Arrondissement", "PARIS 01", "Paris 1" all become "paris 1".
 const CITY_NOISE = new Set(["arrondissement", "arrondissements", "arr", "arrt", "arrdt", "cedex"]);
-const cityOrdinals: TokenProcessor = (tokens) =>
-  tokens.filter((t) => !CITY_NOISE.has(t)).map((t) => foldOrdinalWord(t).replace(/^(\d+)e$/, "$1"));
+// An ordinal's ending typed apart from its number: "Paris 2 eme", "Lyon 1 er".
+const ORDINAL_ENDING = new Set(["e", "er", "ere", "re", "eme", "ieme", "em", "me"]);
+// Cities whose arrondissements people also number in roman figures without the "e" ("Paris XVI", "Marseille VIII").
+// Elsewhere a lone "v" or "x" is a word of the name.
+const ARRONDISSEMENT_CITIES = new Set(["paris", "lyon", "marseille"]);
+const ROMAN_NUMBERS: ReadonlyMap<string, string> = new Map(
+  ["i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x"].flatMap((units, k) => [
+    [units, String(k + 1)],
+    [`x${units}`, String(k + 11)],
+  ]),
+).set("xx", "20");
+const cityOrdinals: TokenProcessor = (tokens) => {
+  const kept = tokens.filter(
+    (t, i) => !CITY_NOISE.has(t) && !(ORDINAL_ENDING.has(t) && /^\d+$/.test(tokens[i - 1] ?? "")),
+  );
+  return kept.map((t, i) => {
+    const roman =
+      i === kept.length - 1 && i > 0 && ARRONDISSEMENT_CITIES.has(kept[i - 1]!) ? ROMAN_NUMBERS.get(t) : undefined;
+    return roman ?? foldOrdinalWord(t).replace(/^(\d+)e$/, "$1");
+  });
+};
 
 /** City name processors, in order. */
 export const CITY_PROCESSORS: readonly TokenProcessor[] = [

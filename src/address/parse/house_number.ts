@@ -131,7 +131,8 @@ export function readTrailingHouseNumber(text: string): HouseNumber | null {
   const before = m[1]!;
   const words = foldAccents(before)
     .toLowerCase()
-    .split(/[\s'’-]+/);
+    .split(/[\s'’.-]+/) // "av. Foch 10": the abbreviation's dot is no part of the type
+    .filter((w) => w !== "");
   if (words.length < 2 || !isStreetType(words[0]!) || NAME_NUMBER_BEFORE.has(words.at(-1)!)) return null;
   return { number: removeLeadingZeros(m[2]!), suffix: m[3]?.toLowerCase() ?? null, rest: before.trim() };
 }

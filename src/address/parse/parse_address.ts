@@ -33,7 +33,7 @@ const LOCALITY_FIRST = /^[\s,]*\d{1,4}(?:\s*(?:bis|ter|[a-z]))?[\s,]+[a-zà-ÿ]{
 // After a postcode that starts the line, a city and then a house number and a word: "75004 Paris, 12 rue de Rivoli".
 // The city may be left out ("75004, 12 rue de Rivoli") or name its arrondissement ("75001 Paris 1er 12 rue …").
 const CITY_THEN_STREET =
-  /^[\s,]*(?:([^,\d]*[a-zà-ÿ](?:[^,\d]|\d{1,2}(?:er|e|ème|eme|ième|ieme)\b)*?)(?:\s*,\s*|\s+))?(?=\d{1,4}(?:\s*(?:bis|ter|[a-z]))?[\s,]+[a-zà-ÿ]{2,})/i;
+  /^[\s,]*(?:([^,\d]*[a-zà-ÿ](?:[^,\d]|\d{1,2}(?:er|e|ème|eme|ième|ieme)\b)*?)(?:\s*,\s*|\s+))?(?=(?!\d{1,2}(?:er|e|ème|eme|ième|ieme),)\d{1,4}(?:\s*(?:bis|ter|[a-z]))?[\s,]+[a-zà-ÿ]{2,})/i;
 // A postcode after some text: "10 rue de Rivoli 75004 Paris", never a street that starts with five digits.
 const POSTCODE_INSIDE = /\S\s*[\s,]\d{5}(?:[\s,]|$)/;
 const CEDEX_DEPARTEMENT = /(?:^|[\s,])(\d{2}|2[ab]|97\d)\s+([^\d,][^\d]*)$/i;
@@ -98,15 +98,25 @@ function splitLine(line: string): LineParts {
     postcode = last[1]!;
     address = rest.slice(0, start);
     const after = rest.slice(start + 5);
-    const cityThenStreet = /^[\s,.;-]*$/.test(address) ? CITY_THEN_STREET.exec(after) : null;
-    if (LOCALITY_FIRST.test(after) && !/\d/.test(address) && cleanPart(address) !== "") {
-      // "Paris 75004 10 rue de Rivoli": the locality first, as forms that join their fields in the wrong order do.
+    let cityThenStreet = /^[\s,.;-]*$/.test(address) ? CITY_THEN_STREET.exec(after) : null;
+    // "75116, av. Foch 10, Paris": what stands before the number is a street, not a city.
+    if (cityThenStreet?.[1] !== undefined && startsWithStreetType(cityThenStreet[1])) cityThenStreet = null;
+    const localityFirst = /^[\s,.;-]*$/.test(address) && cityThenStreet === null ? localityThenStreet(after) : null;
+    if (
+      !/\d/.test(address) &&
+      cleanPart(address) !== "" &&
+      (LOCALITY_FIRST.test(after) || cityBeforeStreet(address, after))
+    ) {
+      // "Paris 75004 10 rue de Rivoli", "Paris 75004, rue de Rivoli 10": the locality first, as forms that join their
+      // fields in the wrong order do.
       city = cleanPart(address);
       address = after;
     } else if (cityThenStreet !== null) {
       // "75004 Paris, 12 rue de Rivoli", "75004 Paris 12 rue de Rivoli": the postcode, the city, then the street.
       city = cityThenStreet[1] === undefined ? null : cleanPart(cityThenStreet[1]) || null;
       address = after.slice(cityThenStreet[0].length);
+    } else if (localityFirst !== null) {
+      ({ city, address } = localityFirst);
     } else {
       // "…, 75004, Paris": the city may stand in the segment after the postcode's.
       city =
@@ -138,6 +148,43 @@ function splitLine(line: string): LineParts {
   return { address: cleanPart(address), postcode, city, country, countryFrom, cedexDepartement, cedexPostcode };
 }
 
+/** The text's first word is a street type: "rue de Rivoli 10", "av. Foch". */
+function startsWithStreetType(text: string): boolean {
+  const first = cleanPart(text).split(/[\s.'’-]/)[0]!;
+  return first !== "" && isStreetType(first);
+}
+
+/** "Paris 75004, rue de Rivoli 10": a city before the postcode, and after it a street (which has no number first). */
+function cityBeforeStreet(address: string, after: string): boolean {
+  return !startsWithStreetType(address) && startsWithStreetType(after) && /\S\s+\S/.test(cleanPart(after));
+}
+
+/**
+ * After a postcode that starts the line, the city and a street that has its number after it, or none: "75004 Paris,
+ * rue de Rivoli 10", "75004 Paris rue de Rivoli 10", "75004, rue de Rivoli". Null when the text is read otherwise.
+ */
+function localityThenStreet(after: string): { city: string | null; address: string } | null {
+  const segments = after
+    .split(",")
+    .map(cleanPart)
+    .filter((s) => s !== "");
+  if (segments.length === 0) return null;
+  if (startsWithStreetType(segments[0]!)) return { city: null, address: after };
+  if (segments.length >= 2 && startsWithStreetType(segments[1]!)) {
+    return { city: segments[0]!, address: segments.slice(1).join(", ") };
+  }
+  if (segments.length > 1) return null;
+  // No comma: the street starts at the first type word that the number ends ("Paris rue de Rivoli 10").
+  const words = segments[0]!.split(" ");
+  for (let i = 1; i < words.length - 2; i++) {
+    const street = words.slice(i).join(" ");
+    if (isStreetType(words[i]!) && readTrailingHouseNumber(street) !== null) {
+      return { city: words.slice(0, i).join(" "), address: street };
+    }
+  }
+  return null;
+}
+
 // The same inside the street segment, at its end: "rue X appartement 12", "rue X bât. C esc 2", "rue X 3e gauche".
 const TRAILING_UNIT = new RegExp(
   `\\s+(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|ch|chambre)(?=[\\s.])\\.?\\s*(?:n°\\s*)?[\\w-]{1,5}|porte\\s*(?:n°\\s*)?\\d{1,4}[a-z]?|${FLOOR_OR_COURTYARD})$`,
@@ -161,6 +208,14 @@ function streetSegment(text: string): string {
   return street;
 }
 
+// "Paris (75)": the département in brackets; "Paris, France": the country after the city.
+const CITY_FIELD_NOISE = /\s*\((?:\d{2}|2[ab]|97\d)\)|\s*,\s*(?:france|fr|fra)\s*$/gi;
+
+/** The city field without what forms and directories add to a city's name. */
+function cityField(text: string): string | null {
+  return cleanPart(text.replace(CITY_FIELD_NOISE, "")) || null;
+}
+
 // "n° 12", "No 12", "numéro 12" in the house-number field.
 const NUMBER_SIGN_IN_FIELD = /^(?:n\s?[°o]|num[ée]ro|num)\.?\s*(?=\d)/i;
 const POSTCODE_IN_FIELD = /(?:^|[\s,])(\d{5}|\d{2}\s\d{3})(?=[\s,]|$)/;
@@ -175,8 +230,9 @@ function hasLetter(text: string | null): boolean {
  */
 function localityFields(
   postcode: string | null,
-  city: string | null,
+  written: string | null,
 ): { postcode: string | null; city: string | null } {
+  const city = written === null ? null : cityField(written);
   if (hasLetter(postcode) && city !== null && !hasLetter(city)) return { postcode: city, city: postcode };
   if (postcode !== null && hasLetter(postcode)) {
     const inside = POSTCODE_IN_FIELD.exec(postcode);
@@ -184,6 +240,8 @@ function localityFields(
       const rest = cleanPart(postcode.replace(inside[0], " "));
       return { postcode: inside[1]!, city: city ?? (rest || null) };
     }
+    // "Paris 4e" in the postcode field and nothing in the city's: a city (no postcode has more than one letter).
+    if (city === null && /\p{L}{2}/u.test(postcode)) return { postcode: null, city: cityField(postcode) };
   }
   if (city !== null) {
     const inside = POSTCODE_IN_FIELD.exec(city);
@@ -257,6 +315,14 @@ export function parseAddress(input: AddressInput): ParsedAddress {
       street = hn.rest === "" ? null : streetSegment(hn.rest) || null;
     } else {
       street = streetSegment(cleaned) || null;
+      // "rue de Rivoli 10" in the street field: the number after the street, as in the line.
+      const trailing = street === null ? null : readTrailingHouseNumber(street);
+      if (trailing) {
+        houseNumber = trailing.number;
+        suffix = foldSuffix(trailing.suffix);
+        street = trailing.rest;
+        numberAfterStreet = true;
+      }
     }
   }
   const fieldNumber = blank(input.house_number);
