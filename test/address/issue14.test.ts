@@ -942,6 +942,13 @@ const PARIS_ROWS: Row[] = [
     reasons: ["missing_postcode"],
     output: "10 Rue de Rivoli, 75004 Paris",
   },
+  {
+    source: "probe: the letter O typed for a zero in the postcode (was street_not_found)",
+    line: "10 rue de Rivoli 75OO4 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
 ];
 
 describe("issue 14 over the Paris BAN file", { skip: PARIS_SKIP }, () => {

@@ -87,6 +87,16 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
   [{ line: "12 rue de Rivoli, Paris 75001" }, { postcode: "75001", city: "Paris", street: "rue de Rivoli" }],
   [{ line: "12 rue de Rivoli 75001" }, { postcode: "75001", city: null }],
   [{ line: "75001 Paris" }, { street: null, postcode: "75001", city: "Paris" }],
+  // The letter O typed for a zero in a postcode; a word of letters stays a word.
+  [{ line: "10 rue de Rivoli 75OO4 Paris" }, { street: "rue de Rivoli", postcode: "75004", city: "Paris" }],
+  [{ line: "10 rue de Rivoli, 75oo4" }, { street: "rue de Rivoli", postcode: "75004" }],
+  [{ line: "10 rue de l'Oise 75019 Paris" }, { street: "rue de l'Oise", postcode: "75019" }],
+  [
+    { postcode: "750O4", city: "Paris" },
+    { postcode: "75004", city: "Paris" },
+  ],
+  [{ postcode: "75OO4" }, { postcode: "75004", city: null }],
+  [{ postcode: "Paris 4e" }, { postcode: null, city: "Paris 4e" }],
   [
     { line: "Immeuble Plein-Centre 60, avenue du Centre 78180 Montigny-le-Bretonneux" },
     { houseNumber: "60", street: "avenue du Centre", postcode: "78180", city: "Montigny-le-Bretonneux" },

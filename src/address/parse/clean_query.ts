@@ -66,6 +66,9 @@ const LIEU_DIT = /^\s*(?:lieux?[\s-]?dits?)\s+(?=\S)/i;
 // "Vosges93290" → "Vosges 93290", "75004Paris" → "75004 Paris" (issue 14).
 const GLUED_POSTCODE = /([a-zà-ÿ])(\d{5})(?!\d)/gi;
 const GLUED_CITY = /(^|[\s,;])(\d{5})(?=[a-zà-ÿ]{2})/gi;
+// "75OO4": the letter O typed for a zero, after the two digits of a département.
+const LETTER_O_IN_POSTCODE = /(^|[\s,])(\d{2}[\do]{3})(?=[\s,.]|$)/gi;
+
 // Semicolons separate like commas ("12 rue de Rivoli; 75004; Paris").
 const SEMICOLONS = /\s*;\s*/g;
 // "Chez Mme Martin, 12 rue …": the addressee's segment is no part of the address (issue 14, item 2).
@@ -103,6 +106,8 @@ export function cleanQuery(text: string): string {
   }
   if (lower.includes("lieu")) out = out.replace(LIEU_DIT, "");
   out = out.replace(GLUED_POSTCODE, "$1 $2").replace(GLUED_CITY, "$1$2 ");
+  if (/\d\do/.test(lower))
+    out = out.replace(LETTER_O_IN_POSTCODE, (_m, pre: string, code: string) => pre + code.replace(/o/gi, "0"));
   if (lower.includes("(")) {
     out = out.replace(BRACKETED_DEPARTEMENT, "").replace(BRACKETED_TYPE, bracketedType).replace(BRACKETED_REMARK, " ");
   }

@@ -47,11 +47,13 @@ const TRAILING_NOISE = new RegExp(
   "i",
 );
 
-/** A postcode as written, made comparable: spaces out ("75 004"), the leading zero that spreadsheets drop put back
+/** A postcode as written, made comparable: spaces out ("75 004"), the letter O for a zero ("750O4"), the leading zero that spreadsheets drop put back
  *  ("1000" for 01000), Corsica's letters in upper case ("2a000"). It may still be no postcode at all ("7504"): the
  *  matcher then corrects it, or says the postcode is missing. */
 export function comparablePostcode(written: string): string {
   const compact = written.replace(/\s+/g, "").toUpperCase();
+  // "750O4": the letter O typed for a zero.
+  if (/^\d{2}[\dO]{3}$/.test(compact)) return compact.replaceAll("O", "0");
   return /^\d{4}$/.test(compact) ? `0${compact}` : compact;
 }
 
@@ -240,8 +242,11 @@ function localityFields(
       const rest = cleanPart(postcode.replace(inside[0], " "));
       return { postcode: inside[1]!, city: city ?? (rest || null) };
     }
-    // "Paris 4e" in the postcode field and nothing in the city's: a city (no postcode has more than one letter).
-    if (city === null && /\p{L}{2}/u.test(postcode)) return { postcode: null, city: cityField(postcode) };
+    // "Paris 4e" in the postcode field and nothing in the city's: a city (no postcode has two letters in a row but
+    // "75OO4", whose département's digits come first).
+    if (city === null && /\p{L}{2}/u.test(postcode) && !/^\s*\d{2}/.test(postcode)) {
+      return { postcode: null, city: cityField(postcode) };
+    }
   }
   if (city !== null) {
     const inside = POSTCODE_IN_FIELD.exec(city);
