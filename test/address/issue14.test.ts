@@ -949,6 +949,35 @@ const PARIS_ROWS: Row[] = [
     reasons: [],
     output: "10 Rue de Rivoli, 75004 Paris",
   },
+  {
+    source: "probe: the number typed again after the street (was street_not_found)",
+    line: "10 rue de Rivoli 10 75004 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: full-width digits (was incomplete, missing_house_number and missing_postcode)",
+    line: "１０ rue de Rivoli ７５００４ Paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: a zero-width space pasted inside the name (was street_corrected)",
+    line: "10 rue de Ri\u200bvoli 75004 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: the suffix alone in the house-number field (was answered without it)",
+    line: "house_number: bis, street: 2 rue du Louvre, postcode: 75001, city: Paris",
+    fields: { house_number: "bis", street: "2 rue du Louvre", postcode: "75001", city: "Paris" },
+    verdict: "deliverable",
+    reasons: [],
+    output: "2 bis Rue du Louvre, 75001 Paris",
+  },
 ];
 
 describe("issue 14 over the Paris BAN file", { skip: PARIS_SKIP }, () => {

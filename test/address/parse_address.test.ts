@@ -87,6 +87,26 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
   [{ line: "12 rue de Rivoli, Paris 75001" }, { postcode: "75001", city: "Paris", street: "rue de Rivoli" }],
   [{ line: "12 rue de Rivoli 75001" }, { postcode: "75001", city: null }],
   [{ line: "75001 Paris" }, { street: null, postcode: "75001", city: "Paris" }],
+  // Pasted from web pages: zero-width spaces and soft hyphens inside words; full-width digits from Asian keyboards.
+  [
+    { line: "10 rue de Ri\u200bvo\u00adli 75004 Paris" },
+    { houseNumber: "10", street: "rue de Rivoli", postcode: "75004" },
+  ],
+  [{ line: "１０ rue de Rivoli ７５００４ Paris" }, { houseNumber: "10", street: "rue de Rivoli", postcode: "75004" }],
+  [
+    { street: "\ufeff10 rue de Rivoli", postcode: "７５００４" },
+    { houseNumber: "10", street: "rue de Rivoli", postcode: "75004" },
+  ],
+  // The number typed again after the street, as forms that join a number field and a street line do.
+  [{ line: "10 rue de Rivoli 10 75004 Paris" }, { houseNumber: "10", street: "rue de Rivoli", postcode: "75004" }],
+  [{ line: "10 bis rue de Rivoli 10 bis, 75004 Paris" }, { houseNumber: "10", suffix: "b", street: "rue de Rivoli" }],
+  [{ line: "3 rue du 8 mai 1945 75010 Paris" }, { houseNumber: "3", street: "rue du 8 mai 1945" }],
+  [{ line: "8 rue du 8 mai 1945 75010 Paris" }, { houseNumber: "8", street: "rue du 8 mai 1945" }],
+  // A suffix alone in the house-number field, the number in the street field.
+  [
+    { house_number: "bis", street: "10 rue de Rivoli", postcode: "75004" },
+    { houseNumber: "10", suffix: "b", street: "rue de Rivoli" },
+  ],
   // The letter O typed for a zero in a postcode; a word of letters stays a word.
   [{ line: "10 rue de Rivoli 75OO4 Paris" }, { street: "rue de Rivoli", postcode: "75004", city: "Paris" }],
   [{ line: "10 rue de Rivoli, 75oo4" }, { street: "rue de Rivoli", postcode: "75004" }],

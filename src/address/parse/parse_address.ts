@@ -57,8 +57,19 @@ export function comparablePostcode(written: string): string {
   return /^\d{4}$/.test(compact) ? `0${compact}` : compact;
 }
 
+// Pasted from web pages and typed on other keyboards: zero-width characters and soft hyphens inside words, full-width
+// digits and letters ("７５００４").
+const INVISIBLE_OR_FULL_WIDTH = /[\u00ad\u200b-\u200d\u2060\ufeff\uff01-\uff5e]/;
+const INVISIBLE = /[\u00ad\u200b-\u200d\u2060\ufeff]/g;
+const FULL_WIDTH = /[\uff01-\uff5e]/g;
+
+function plain(text: string): string {
+  if (!INVISIBLE_OR_FULL_WIDTH.test(text)) return text;
+  return text.replace(INVISIBLE, "").replace(FULL_WIDTH, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0));
+}
+
 function blank(value: string | undefined): string | null {
-  const v = value?.trim();
+  const v = value === undefined ? undefined : plain(value).trim();
   return v ? v : null;
 }
 
@@ -218,6 +229,15 @@ function cityField(text: string): string | null {
   return cleanPart(text.replace(CITY_FIELD_NOISE, "")) || null;
 }
 
+const SUFFIX_ALONE = /^(?:bis|ter|quater|quinquies|[a-d])$/i;
+
+/** "rue de Rivoli 10" after "10": the number typed again after the street goes (not a date's: "rue du 8 Mai 1945"). */
+function withoutRepeatedNumber(street: string, houseNumber: string, suffix: string | null): string {
+  const again = readTrailingHouseNumber(street);
+  if (again === null || again.number !== houseNumber) return street;
+  return foldSuffix(again.suffix) === suffix || again.suffix === null ? again.rest : street;
+}
+
 // "n° 12", "No 12", "numéro 12" in the house-number field.
 const NUMBER_SIGN_IN_FIELD = /^(?:n\s?[°o]|num[ée]ro|num)\.?\s*(?=\d)/i;
 const POSTCODE_IN_FIELD = /(?:^|[\s,])(\d{5}|\d{2}\s\d{3})(?=[\s,]|$)/;
@@ -284,7 +304,7 @@ export function parseAddress(input: AddressInput): ParsedAddress {
     if (hn) {
       houseNumber = hn.number;
       suffix = foldSuffix(hn.suffix);
-      street = streetSegment(hn.rest) || null;
+      street = withoutRepeatedNumber(streetSegment(hn.rest), houseNumber, suffix) || null;
     } else {
       street = streetSegment(address) || null;
       // "rue de Rivoli, 10, 75004 Paris": the number in its own segment after the street's.
@@ -340,6 +360,9 @@ export function parseAddress(input: AddressInput): ParsedAddress {
       suffix = foldSuffix(hn.suffix ?? (restIsSuffix ? hn.rest.toLowerCase() : null));
       // "12 rue de Rivoli" in the house-number field and no street: the street is the rest.
       if (street === null && !restIsSuffix && /\p{L}{2}/u.test(hn.rest)) street = streetSegment(hn.rest) || null;
+    } else if (houseNumber !== null && SUFFIX_ALONE.test(fieldNumber)) {
+      // "bis" in the house-number field, the number in the street field ("10 rue de Rivoli").
+      suffix = foldSuffix(fieldNumber.toLowerCase());
     }
   }
   const { postcode: fieldPostcode, city: fieldCity } = localityFields(blank(input.postcode), blank(input.city));
