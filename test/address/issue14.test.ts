@@ -957,6 +957,13 @@ const PARIS_ROWS: Row[] = [
     output: "10 Rue de Rivoli, 75004 Paris",
   },
   {
+    source: "probe: a number after the street that is the name's, the same as the house number",
+    line: "7 Place Edouard 7, 75009 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "7 Place Edouard VII, 75009 Paris",
+  },
+  {
     source: "probe: full-width digits (was incomplete, missing_house_number and missing_postcode)",
     line: "１０ rue de Rivoli ７５００４ Paris",
     verdict: "deliverable",
@@ -977,6 +984,18 @@ const PARIS_ROWS: Row[] = [
     verdict: "deliverable",
     reasons: [],
     output: "2 bis Rue du Louvre, 75001 Paris",
+  },
+  {
+    source: "probe: a type word alone is no street name (was Rue du Plâtre, street_corrected)",
+    line: "10 place 75004 Paris",
+    verdict: "nonexistent",
+    reasons: ["street_not_found"],
+  },
+  {
+    source: "probe: a type and an article with the city before the postcode (was Rue du Plâtre, street_corrected)",
+    line: "10 place de Paris 75004",
+    verdict: "nonexistent",
+    reasons: ["street_not_found"],
   },
 ];
 
@@ -1324,6 +1343,19 @@ describe("issue 14: a type word or an article that begins the name (written inde
 // names, and one-digit slips of the postcode. Roffiac (15100) and Leucamp (15120, 15130) lie outside the index.
 const VEZELOIS_ROWS: Row[] = [
   {
+    source: "probe: a lieu-dit named by a type word alone is found",
+    line: "3 La Place, 90400 Vézelois",
+    verdict: "deliverable",
+    reasons: [],
+    street: "La Place",
+  },
+  {
+    source: "probe: a type word alone names no street near it (Paris gave Rue du Plâtre for \"place\")",
+    line: "3 Passage, 90400 Vézelois",
+    verdict: "nonexistent",
+    reasons: ["street_not_found"],
+  },
+  {
     source: "issue 14 §suffix letters: 1C Rue Neuve",
     line: "1C Rue Neuve, 90400 Vézelois",
     verdict: "deliverable",
@@ -1524,6 +1556,8 @@ describe("issue 14: lieux-dits, suffix letters, numbers in names, postcode slips
           ...streetRows("Rue du XXIV Novembre", [1, 2], at, VEZELOIS),
           ...streetRows("Rue du 8 Mai 1945", [1, 2], at, VEZELOIS),
           ...streetRows("Rue de la Gare", [1, 2], at, VEZELOIS),
+          // A lieu-dit named by a type word alone, as villages have.
+          ...streetRows("La Place", [3], at, VEZELOIS),
         ]),
       ],
     });

@@ -173,14 +173,25 @@ function cityAtEnd(
  *  street of the plan exactly (BAN's "Pont Alexandre III", spelled out in the keys: normalize/number_words.ts); the
  *  address then has no house number. Otherwise the number stays a house number ("Boulevard Saint-Martin 20"). */
 export function numberInName(p: ParsedAddress, scoped: readonly ScopedTier[]): void {
+  if (p.street !== null && p.repeatedNumber !== undefined) {
+    // "7 Place Edouard 7": the number the parser took off as typed twice is the name's (Place Édouard VII).
+    const whole = `${p.street} ${p.repeatedNumber}`;
+    if (namesStreetExactly(whole, p.street, scoped)) p.street = whole;
+    delete p.repeatedNumber;
+  }
   if (!p.numberAfterStreet || p.street === null || p.houseNumber === null) return;
   const whole = `${p.street} ${p.houseNumber}${p.suffix ?? ""}`;
-  const query = streetQuery(whole);
-  // The number must stay in the key: a word the key drops would make any street "its own name plus a number".
-  if (query.key.key === streetQuery(p.street).key.key) return;
-  if (!scoped.some(({ scopes }) => exactStreets(query, scopes).some((h) => h.cost === 0))) return;
+  if (!namesStreetExactly(whole, p.street, scoped)) return;
   p.street = whole;
   p.houseNumber = null;
   p.suffix = null;
   p.numberAfterStreet = false;
+}
+
+/** Whether `whole` (a street and the number written after it) names a street of the plan exactly. */
+function namesStreetExactly(whole: string, street: string, scoped: readonly ScopedTier[]): boolean {
+  const query = streetQuery(whole);
+  // The number must stay in the key: a word the key drops would make any street "its own name plus a number".
+  if (query.key.key === streetQuery(street).key.key) return false;
+  return scoped.some(({ scopes }) => exactStreets(query, scopes).some((h) => h.cost === 0));
 }

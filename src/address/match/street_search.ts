@@ -6,7 +6,7 @@ import type { BanIndex } from "../index/ban_index.ts";
 import { asciiBytes, letterMask } from "../index/format.ts";
 import type { StreetKey } from "../normalize/match_key.ts";
 import { phoneticKey } from "../normalize/phonetic.ts";
-import { NAME_INTRODUCERS } from "../normalize/street_types.ts";
+import { isStreetType, NAME_INTRODUCERS } from "../normalize/street_types.ts";
 import { STOP_WORDS } from "../normalize/stop_words.ts";
 import { tokenize } from "../normalize/tokenize.ts";
 import {
@@ -68,6 +68,10 @@ export interface StreetQuery {
   /** The first word every street found must have, with its space ("faubourg "): set on the reading of a type word as
    *  the name's first word, whose word is spelt as written, so that its fuzzy scan skips every other name. */
   nameHead: Uint8Array | null;
+  /** The query is a street type and nothing else ("10 place 75004", "rue de"): no name was written, so no name is
+   *  near it. Only a street named so exactly is found (a village's "La Place"); the fuzzy pass had made "place" Rue
+   *  du Plâtre. */
+  bareType: boolean;
 }
 
 /** Small words the match key drops as articles but that tell streets apart: "Rue sur la Côte" is not "Rue de la
@@ -129,6 +133,7 @@ export function prepareQuery(
     mask: letterMask(nameBytes, 0, nameBytes.length),
     maxEdits: stretchedEdits(nameBytes.length),
     lengthEdits: maxEdits(nameBytes.length),
+    bareType: key.type === null && key.nameTokens.length === 1 && isStreetType(key.nameTokens[0]!),
   };
 }
 
@@ -233,6 +238,7 @@ export function fuzzyStreets(
   options: { maxEdits?: number; beyondBudget?: boolean } = {},
 ): StreetHit[] {
   const out: StreetHit[] = [];
+  if (q.bareType) return out;
   const max = options.beyondBudget
     ? (options.maxEdits ?? q.maxEdits)
     : Math.min(q.maxEdits, options.maxEdits ?? q.maxEdits);

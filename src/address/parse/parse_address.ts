@@ -25,6 +25,9 @@ export interface ParsedAddress {
   /** The number was read after the street ("Boulevard Saint-Martin 20"): it may belong to the name ("Pont Alexandre
    *  3" for BAN's "Pont Alexandre III"), which only the index can tell (match/parser_fixups.ts). */
   numberAfterStreet?: boolean;
+  /** The house number typed again after the street, taken off it ("10 rue de Rivoli 10"): it may belong to the name
+   *  ("7 Place Edouard 7" for BAN's "Place Édouard VII"), which only the index can tell (match/parser_fixups.ts). */
+  repeatedNumber?: string;
 }
 
 const POSTCODE = /(?:^|[\s,])(\d{5})(?=[\s,.]|$)/g;
@@ -231,11 +234,17 @@ function cityField(text: string): string | null {
 
 const SUFFIX_ALONE = /^(?:bis|ter|quater|quinquies|[a-d])$/i;
 
-/** "rue de Rivoli 10" after "10": the number typed again after the street goes (not a date's: "rue du 8 Mai 1945"). */
-function withoutRepeatedNumber(street: string, houseNumber: string, suffix: string | null): string {
+/** "rue de Rivoli 10" after "10": the number typed again after the street, and the street without it; null when the
+ *  street does not end with the same number (nor with a date's: "rue du 8 Mai 1945"). */
+function repeatedNumber(
+  street: string,
+  houseNumber: string,
+  suffix: string | null,
+): { street: string; again: string } | null {
   const again = readTrailingHouseNumber(street);
-  if (again === null || again.number !== houseNumber) return street;
-  return foldSuffix(again.suffix) === suffix || again.suffix === null ? again.rest : street;
+  if (again === null || again.number !== houseNumber) return null;
+  if (again.suffix !== null && foldSuffix(again.suffix) !== suffix) return null;
+  return { street: again.rest, again: street.slice(again.rest.length).trim() };
 }
 
 // "n° 12", "No 12", "numéro 12" in the house-number field.
@@ -290,6 +299,7 @@ export function parseAddress(input: AddressInput): ParsedAddress {
   let cedexDepartement: string | null = null;
   let numberAfterStreet = false;
   let cedexPostcode: string | null = null;
+  let repeatedAgain: string | null = null;
 
   // A whole address in the street field, as forms with one address box send it ("10 rue de Rivoli 75004 Paris"), or
   // as an autocomplete pastes it beside the postcode and city fields it also fills: with no line, a street that holds
@@ -304,7 +314,12 @@ export function parseAddress(input: AddressInput): ParsedAddress {
     if (hn) {
       houseNumber = hn.number;
       suffix = foldSuffix(hn.suffix);
-      street = withoutRepeatedNumber(streetSegment(hn.rest), houseNumber, suffix) || null;
+      street = streetSegment(hn.rest) || null;
+      const repeated = street === null ? null : repeatedNumber(street, houseNumber, suffix);
+      if (repeated !== null) {
+        street = repeated.street;
+        repeatedAgain = repeated.again;
+      }
     } else {
       street = streetSegment(address) || null;
       // "rue de Rivoli, 10, 75004 Paris": the number in its own segment after the street's.
@@ -387,6 +402,7 @@ export function parseAddress(input: AddressInput): ParsedAddress {
 
   const parsed: ParsedAddress = { houseNumber, suffix, street, postcode, city, country, countryFrom, cedexDepartement };
   if (numberAfterStreet) parsed.numberAfterStreet = true;
+  if (repeatedAgain !== null && fieldStreet === null) parsed.repeatedNumber = repeatedAgain;
   if (cedexDepartement !== null && cedexPostcode !== null) parsed.cedexPostcode = cedexPostcode;
   return parsed;
 }
