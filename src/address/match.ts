@@ -8,8 +8,17 @@ import { checkHouseNumber, type NumberCheck } from "./match/house_number_check.t
 import { answer, choosePostcode, DeliveryNames, normalizedAddress, placeOnly } from "./match/output.ts";
 import { cityFromStreet, keepFrenchCity, numberInName, postcodeWrittenAmiss } from "./match/parser_fixups.ts";
 import { PlanCache } from "./match/plan_cache.ts";
-import { everyCommune, numberPredicate, searchAnywhere, searchTiers, streetQuery } from "./match/search_order.ts";
-import { exactStreets } from "./match/street_search.ts";
+import { NEAR_CITY_EDITS } from "./match/fuzzy_budget.ts";
+import {
+  everyCommune,
+  type Found,
+  type HasNumber,
+  numberPredicate,
+  searchAnywhere,
+  searchTiers,
+  streetQuery,
+} from "./match/search_order.ts";
+import { exactStreets, type StreetQuery } from "./match/street_search.ts";
 import { countryOfPostcode, isFrance } from "./parse/country.ts";
 import { type ParsedAddress, parseAddress } from "./parse/parse_address.ts";
 import type { Reference } from "./reference/reference.ts";
@@ -48,6 +57,29 @@ export class AddressMatcher {
     if (p.city !== null || p.postcode !== null || p.cedexDepartement !== null || p.street === null) return false;
     const num = p.houseNumber === null ? null : Number(p.houseNumber);
     return searchAnywhere(streetQuery(p.street), this.#indexes.values(), numberPredicate(num)) !== null;
+  }
+
+  /** A city and no postcode, and the city names no commune, even one slip away: "Pairs" is one slip from Paris and
+   *  from Paars alike (place.ts). */
+  #cityNamesNothing(p: ParsedAddress, plan: { tiers: readonly unknown[]; reasons: readonly AddressReason[] }): boolean {
+    return (
+      p.postcode === null &&
+      p.city !== null &&
+      plan.tiers.length === 0 &&
+      plan.reasons.includes("postcode_city_mismatch")
+    );
+  }
+
+  /**
+   * "10 rue de Rivoli, Pairs": the street, by its exact name, in the one place of the indexes that has it (as for a line
+   * with no locality), when that commune's name is at most two slips from the city written. The street settles what
+   * the city alone could not; the answer says the city was corrected.
+   */
+  #streetOfNearCity(p: ParsedAddress, query: StreetQuery, hasNumber: HasNumber): Found | null {
+    const found = searchAnywhere(query, this.#indexes.values(), hasNumber);
+    if (found === null) return null;
+    const insee = found.hit.index.communeCode(found.hit.street);
+    return this.#ref.namesNearly(p.city!, insee, NEAR_CITY_EDITS) ? found : null;
   }
 
   /** True when some indexed commune has a street of exactly this name (the parser fix-ups ask it). */
@@ -98,9 +130,16 @@ export class AddressMatcher {
     const query = streetQuery(p.street);
     const num = p.houseNumber === null ? null : Number(p.houseNumber);
     const hasNumber = numberPredicate(num);
-    const found = plan.anywhere
+    let found = plan.anywhere
       ? searchAnywhere(query, this.#indexes.values(), hasNumber)
       : searchTiers(query, plan.scoped, hasNumber);
+    if (!found && this.#cityNamesNothing(p, plan)) {
+      found = this.#streetOfNearCity(p, query, hasNumber);
+      if (found) {
+        reasons.delete("postcode_city_mismatch");
+        reasons.add("city_corrected");
+      }
+    }
     if (!found) {
       if (mismatch)
         return answer(

@@ -997,6 +997,33 @@ const PARIS_ROWS: Row[] = [
     verdict: "nonexistent",
     reasons: ["street_not_found"],
   },
+  {
+    source: "probe: a city one slip from Paris and from Paars alike, the street found in Paris alone (was nonexistent)",
+    line: "10 rue de Rivoli, Pairs",
+    verdict: "incomplete",
+    reasons: ["missing_postcode", "city_corrected"],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: the same in the city field (was nonexistent)",
+    line: "street: 10 rue de Rivoli, city: Paaris",
+    fields: { street: "10 rue de Rivoli", city: "Paaris" },
+    verdict: "incomplete",
+    reasons: ["missing_postcode", "city_corrected"],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: a city that names nothing near the commune of the street stays what it was",
+    line: "10 rue de Rivoli, Xyzzy",
+    verdict: "nonexistent",
+    reasons: ["missing_postcode", "postcode_city_mismatch", "street_not_found"],
+  },
+  {
+    source: "probe: a street nowhere with a city two slips from Paris stays what it was",
+    line: "10 rue des Zorglubs, Pairs",
+    verdict: "nonexistent",
+    reasons: ["missing_postcode", "postcode_city_mismatch", "street_not_found"],
+  },
 ];
 
 describe("issue 14 over the Paris BAN file", { skip: PARIS_SKIP }, () => {
@@ -1350,7 +1377,7 @@ const VEZELOIS_ROWS: Row[] = [
     street: "La Place",
   },
   {
-    source: "probe: a type word alone names no street near it (Paris gave Rue du Plâtre for \"place\")",
+    source: 'probe: a type word alone names no street near it (Paris gave Rue du Plâtre for "place")',
     line: "3 Passage, 90400 Vézelois",
     verdict: "nonexistent",
     reasons: ["street_not_found"],

@@ -102,3 +102,7 @@ export const DROPPED_WORD_MIN_BUDGET = 2;
  *  communes the street is searched in, so it is held to fewer edits than a long street name (and a tie between two
  *  equally close names corrects nothing). */
 export const CITY_MAX_EDITS = 2;
+
+/** Slips allowed between a city that named no commune and the commune where its street alone was found ("Pairs",
+ *  "Paaris" for Paris): the street found by its exact name is the evidence the city lacked (match.ts). */
+export const NEAR_CITY_EDITS = 2;

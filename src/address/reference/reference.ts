@@ -194,6 +194,14 @@ export class Reference {
     return { kind: matches[0]!.kind, communes: communes ? [...all].filter((c) => communes.includes(c)) : [...all] };
   }
 
+  /** Whether `city` is at most `maxEdits` slips from a name of commune `insee` (its own, its city's, its delivery
+   *  names): the check of a city that named no commune against the commune where its street was found. */
+  namesNearly(city: string, insee: string, maxEdits: number): boolean {
+    const key = cityKey(city);
+    for (const k of this.#keysOf(insee)) if (stringDistance(key, k, maxEdits) <= maxEdits) return true;
+    return false;
+  }
+
   /** The city keys of a commune: its own name, its city's (an arrondissement), its delivery names. */
   #keysOf(insee: string): Set<string> {
     const keys = new Set<string>();
