@@ -1024,6 +1024,20 @@ const PARIS_ROWS: Row[] = [
     verdict: "nonexistent",
     reasons: ["missing_postcode", "postcode_city_mismatch", "street_not_found"],
   },
+  {
+    source: "probe: a name cut before the person it ends with (was Port des Champs-Élysées, street_corrected)",
+    line: "1 rond point des Champs-Élysées, 75008 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Rond-point des Champs Elysées-Marcel Dassault",
+  },
+  {
+    source: "probe: a name cut before the person it ends with (was Place de l'Opéra, street_corrected)",
+    line: "3 square de l'Opéra, 75009 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Square de l'Opéra-Louis Jouvet",
+  },
 ];
 
 describe("issue 14 over the Paris BAN file", { skip: PARIS_SKIP }, () => {

@@ -162,6 +162,14 @@ export class BanIndex {
     ).toString("utf8");
   }
 
+  /** Whether the street's match key begins with these bytes and goes on after them. */
+  keyStartsWith(street: number, head: Uint8Array): boolean {
+    const off = this.st.stKeyOff[street]!;
+    if (this.st.stKeyLen[street]! <= head.length) return false;
+    for (let k = 0; k < head.length; k++) if (this.blob[off + k] !== head[k]) return false;
+    return true;
+  }
+
   streetKeyText(street: number): string {
     return Buffer.from(
       this.blob.buffer,

@@ -7,6 +7,7 @@
 // it is the only such name in the tier (clearWinner, with the house number as tie-breaker). `street_corrected`, as
 // the initials search (initials.ts) answers; search_order.ts says when it is tried.
 import { isTitle, isTitleOrGivenName } from "../normalize/person_names.ts";
+import { asciiBytes } from "../index/format.ts";
 import { EDIT_COST, MISSING_TYPE_COST } from "./fuzzy_budget.ts";
 import type { CommuneScope, StreetHit, StreetQuery } from "./street_search.ts";
 
@@ -74,4 +75,31 @@ export function leftOutWordsStreets(
     }
   }
   return out.sort((a, b) => a.cost - b.cost);
+}
+
+/**
+ * Streets of the query's type whose name is the query's with a person's name added at its end, as people shorten such
+ * names: "rond-point des Champs-Élysées" for Rond-point des Champs-Élysées-Marcel Dassault, "square de l'Opéra" for
+ * Square de l'Opéra-Louis Jouvet. The words added begin with a title or given name, and the query has a word of its own
+ * that is neither ("rue Jean" names no Rue Jean-Pierre Timbaud). The fuzzy pass found the same name under another
+ * type instead (Port des Champs-Élysées).
+ */
+export function cutAtPersonStreets(q: StreetQuery, scopes: readonly CommuneScope[]): StreetHit[] {
+  const words = q.key.nameTokens;
+  const type = q.key.type;
+  if (type === null || words.length === 0 || words.every(isTitleOrGivenName)) return [];
+  const head = `${type} ${words.join(" ")} `;
+  const headBytes = asciiBytes(head);
+  const out: StreetHit[] = [];
+  for (const { index, communes } of scopes) {
+    for (const c of communes) {
+      const { firstStreet, streetCount } = index.header.communes[c]!;
+      for (let s = firstStreet; s < firstStreet + streetCount; s++) {
+        if (!index.keyStartsWith(s, headBytes) || index.st.stTypeLen[s] !== type.length + 1) continue;
+        if (!isTitleOrGivenName(index.streetKeyText(s).slice(head.length).split(" ", 1)[0]!)) continue;
+        out.push({ index, street: s, cost: EDIT_COST, scores: { name: 1, type: 0 } });
+      }
+    }
+  }
+  return out;
 }

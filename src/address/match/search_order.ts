@@ -7,7 +7,7 @@ import { STOP_WORDS } from "../normalize/stop_words.ts";
 import { guessStreetType, LIEU_DIT } from "../normalize/street_types.ts";
 import { LATER_TIER_MAX_EDITS } from "./fuzzy_budget.ts";
 import { initialsOf, initialsStreets } from "./initials.ts";
-import { addsTitles, leavesOut, leftOutWordsStreets } from "./left_out_words.ts";
+import { addsTitles, cutAtPersonStreets, leavesOut, leftOutWordsStreets } from "./left_out_words.ts";
 import type { SearchTier } from "./place.ts";
 import type { ScopedTier } from "./plan_cache.ts";
 import {
@@ -165,7 +165,9 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
     // in the 2nd; "rue Curie" Rue Pierre et Marie Curie, not Rue Cuvier; "rue Mazet" Rue André Mazet, not Rue Mayet;
     // "rue Dumas" Rue Alexandre Dumas, not Passage Dumas).
     if (i === 0) {
-      const winners = clearWinner(leftOutWordsStreets(q, scopes, leavesOut), hasNumber);
+      const winners =
+        clearWinner(leftOutWordsStreets(q, scopes, leavesOut), hasNumber) ??
+        clearWinner(cutAtPersonStreets(q, scopes), hasNumber);
       if (winners) return { hit: pickByNumber(winners, hasNumber), tier, fuzzy: true };
     }
     const found = fuzzyInTier(q, scopes, i === 0 ? q.maxEdits : LATER_TIER_MAX_EDITS, hasNumber);
