@@ -1038,6 +1038,21 @@ const PARIS_ROWS: Row[] = [
     reasons: ["street_corrected"],
     street: "Square de l'Opéra-Louis Jouvet",
   },
+  {
+    source: "probe: a comma after the number's suffix word (was missing_street, the street read as the city)",
+    line: "8 bis, rue de Rivoli 75004",
+    verdict: "incomplete",
+    reasons: ["missing_city"],
+    street: "Rue de Rivoli",
+    suffix: "B",
+  },
+  {
+    source: "probe: the anglophone number sign (was street_not_found)",
+    line: "#8 rue de Rivoli, 75004 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "8 Rue de Rivoli, 75004 Paris",
+  },
 ];
 
 describe("issue 14 over the Paris BAN file", { skip: PARIS_SKIP }, () => {

@@ -107,6 +107,10 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
     { house_number: "bis", street: "10 rue de Rivoli", postcode: "75004" },
     { houseNumber: "10", suffix: "b", street: "rue de Rivoli" },
   ],
+  // A suffix word before the comma after the number, as French letters write it; the anglophone number sign.
+  [{ line: "8 bis, rue de Rivoli 75004" }, { houseNumber: "8", suffix: "b", street: "rue de Rivoli", city: null }],
+  [{ line: "8 ter, rue de Rivoli, Paris" }, { houseNumber: "8", suffix: "t", street: "rue de Rivoli", city: "Paris" }],
+  [{ line: "#8 rue de Rivoli 75004 Paris" }, { houseNumber: "8", street: "rue de Rivoli", city: "Paris" }],
   // The letter O typed for a zero in a postcode; a word of letters stays a word.
   [{ line: "10 rue de Rivoli 75OO4 Paris" }, { street: "rue de Rivoli", postcode: "75004", city: "Paris" }],
   [{ line: "10 rue de Rivoli, 75oo4" }, { street: "rue de Rivoli", postcode: "75004" }],

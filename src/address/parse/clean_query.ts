@@ -46,8 +46,8 @@ const COUNTRY_PREFIX = /(^|[\s,])fr?\s?-\s?(\d{5})(?=[\s,]|$)/gi;
 const LEADING_COUNTRY = /^\s*(?:france|fr)\s*[,;-]\s*/i;
 // Quotes around the line or a part of it, as spreadsheets and CSV exports leave them: no address has any.
 const QUOTES = /["«»“”]/g;
-// "Rue de Rivoli n°12", "…, n° 12, …": the number sign anywhere (at the start, house_number.ts reads it too).
-const NUMBER_SIGN = /(^|[\s,])(?:n\s?[°º]|num[ée]ro)\s*(?=\d)/gi;
+// "Rue de Rivoli n°12", "…, n° 12, …", "#12": the number sign anywhere (at the start, house_number.ts reads it too).
+const NUMBER_SIGN = /(^|[\s,])(?:n\s?[°º]|num[ée]ro|#)\s*(?=\d)/gi;
 // "12 rue de Rivoli angle rue du Renard", "angle rue de Rivoli et rue du Renard": a corner names two streets, the
 // first is the address's.
 const CORNER_AFTER = new RegExp(
@@ -86,7 +86,8 @@ export function cleanQuery(text: string): string {
   // One scan for four rare noises: quotes, a phone number, an arrondissement, a country's letters before a postcode.
   const rare = RARE_NOISE.test(lower);
   if (rare && /["«»“”]/.test(lower)) out = out.replace(QUOTES, " ");
-  if (lower.includes("n°") || lower.includes("nº") || lower.includes("num")) out = out.replace(NUMBER_SIGN, "$1");
+  if (lower.includes("n°") || lower.includes("nº") || lower.includes("num") || lower.includes("#"))
+    out = out.replace(NUMBER_SIGN, "$1");
   if (lower.includes("angle")) out = cornerOnce(out);
   if (lower.includes("chez")) out = out.replace(CHEZ, "$1 ");
   if (lower.includes("cedex")) out = out.replace(CEDEX, "$1 $2").replace(CEDEX_ALONE, "");

@@ -156,7 +156,7 @@ function splitLine(line: string): LineParts {
       .split(",")
       .map(cleanPart)
       .filter((s) => s !== "");
-    if (segments.length >= 2 && !/^\d+\s*[a-z]?$/i.test(segments.at(-2)!)) {
+    if (segments.length >= 2 && !NUMBER_SEGMENT.test(segments.at(-2)!)) {
       city = segments.pop()!;
       address = segments.join(", ");
     }
