@@ -1053,6 +1053,20 @@ const PARIS_ROWS: Row[] = [
     reasons: [],
     output: "8 Rue de Rivoli, 75004 Paris",
   },
+  {
+    source: "probe: the number in its own segment between the street and the city (was missing_city)",
+    line: "rue de Rivoli, 8, Paris",
+    verdict: "incomplete",
+    reasons: ["missing_postcode"],
+    output: "8 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: a residence before the street and no locality (was nonexistent: the street read as the city)",
+    line: "Résidence les Lilas, 10 rue de l'Université",
+    verdict: "incomplete",
+    reasons: ["missing_postcode", "missing_city"],
+    output: "10 Rue de l'Université, 75007 Paris",
+  },
 ];
 
 describe("issue 14 over the Paris BAN file", { skip: PARIS_SKIP }, () => {

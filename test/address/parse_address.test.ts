@@ -111,6 +111,10 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
   [{ line: "8 bis, rue de Rivoli 75004" }, { houseNumber: "8", suffix: "b", street: "rue de Rivoli", city: null }],
   [{ line: "8 ter, rue de Rivoli, Paris" }, { houseNumber: "8", suffix: "t", street: "rue de Rivoli", city: "Paris" }],
   [{ line: "#8 rue de Rivoli 75004 Paris" }, { houseNumber: "8", street: "rue de Rivoli", city: "Paris" }],
+  // The number in its own segment between the street and the city.
+  [{ line: "rue de Rivoli, 8, Paris" }, { houseNumber: "8", street: "rue de Rivoli", city: "Paris" }],
+  [{ line: "Apt 3, 8, rue de Rivoli" }, { houseNumber: "8", street: "rue de Rivoli", city: null }],
+  [{ line: "Résidence les Lilas, 10 rue de Rivoli" }, { houseNumber: "10", street: "rue de Rivoli", city: null }],
   // The letter O typed for a zero in a postcode; a word of letters stays a word.
   [{ line: "10 rue de Rivoli 75OO4 Paris" }, { street: "rue de Rivoli", postcode: "75004", city: "Paris" }],
   [{ line: "10 rue de Rivoli, 75oo4" }, { street: "rue de Rivoli", postcode: "75004" }],

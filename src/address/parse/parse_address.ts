@@ -156,7 +156,13 @@ function splitLine(line: string): LineParts {
       .split(",")
       .map(cleanPart)
       .filter((s) => s !== "");
-    if (segments.length >= 2 && !NUMBER_SEGMENT.test(segments.at(-2)!)) {
+    // Not a street after its number ("8 bis, rue de Rivoli"), nor a street with or without its number ("Résidence les
+    // Lilas, 10 rue de l'Université"), though a postcode written amiss may start the city's ("…, 75 004 Paris"); after a number of its own the city still is ("rue de Rivoli, 8,
+    // Paris").
+    const last = segments.at(-1)!;
+    const afterNumber = segments.length === 2 && NUMBER_SEGMENT.test(segments[0]!);
+    const numberedStreet = startsWithStreetType(readHouseNumber(last)?.rest ?? "");
+    if (segments.length >= 2 && !afterNumber && !numberedStreet && !startsWithStreetType(last)) {
       city = segments.pop()!;
       address = segments.join(", ");
     }
