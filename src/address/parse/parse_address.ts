@@ -157,8 +157,8 @@ function splitLine(line: string): LineParts {
       .map(cleanPart)
       .filter((s) => s !== "");
     // Not a street after its number ("8 bis, rue de Rivoli"), nor a street with or without its number ("Résidence les
-    // Lilas, 10 rue de l'Université"), though a postcode written amiss may start the city's ("…, 75 004 Paris"); after a number of its own the city still is ("rue de Rivoli, 8,
-    // Paris").
+    // Lilas, 10 rue de l'Université"), though a postcode written amiss may start a city's segment ("…, 75 004 Paris").
+    // After a number of its own the city still is one ("rue de Rivoli, 8, Paris").
     const last = segments.at(-1)!;
     const afterNumber = segments.length === 2 && NUMBER_SEGMENT.test(segments[0]!);
     const numberedStreet = startsWithStreetType(readHouseNumber(last)?.rest ?? "");
