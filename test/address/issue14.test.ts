@@ -1067,6 +1067,20 @@ const PARIS_ROWS: Row[] = [
     reasons: ["missing_postcode", "missing_city"],
     output: "10 Rue de l'Université, 75007 Paris",
   },
+  {
+    source: "probe: a floor written \"2e ét\" after the staircase (was street_not_found)",
+    line: "10 rue de Rivoli esc B 2e ét 75004 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue de Rivoli",
+  },
+  {
+    source: "probe: a dwelling and a letter box by their numbers (were street_not_found)",
+    line: "10 rue de Rivoli logement 34, boîte 12, 75004 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue de Rivoli",
+  },
 ];
 
 describe("issue 14 over the Paris BAN file", { skip: PARIS_SKIP }, () => {

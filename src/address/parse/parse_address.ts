@@ -40,13 +40,16 @@ const CITY_THEN_STREET =
 // A postcode after some text: "10 rue de Rivoli 75004 Paris", never a street that starts with five digits.
 const POSTCODE_INSIDE = /\S\s*[\s,]\d{5}(?:[\s,]|$)/;
 const CEDEX_DEPARTEMENT = /(?:^|[\s,])(\d{2}|2[ab]|97\d)\s+([^\d,][^\d]*)$/i;
-// A floor without the word étage, which its side then tells ("3e gauche", "1er dr", "RDC"), and the back of a
-// courtyard: what people add after the street for the postman. A bare ordinal is not one: "Cour de Rome 8ème".
+// A floor without the word étage, which its side or "ét." then tells ("3e gauche", "1er dr", "2e ét", "RDC"), and the
+// back of a courtyard: what people add after the street for the postman. A bare ordinal is not one: "Cour de Rome 8ème".
 const FLOOR_OR_COURTYARD =
-  "(?:\\d{1,2}\\s?(?:e|er|eme|ème|ieme|ième|è)\\s+(?:gauche|droite|g|d|dr|ga|face|fond)|rdc(?:\\s+(?:gauche|droite|g|d))?|(?:au\\s+)?fond\\s+de\\s+(?:la\\s+)?cour)";
+  "(?:\\d{1,2}\\s?(?:e|er|eme|ème|ieme|ième|è)\\s+(?:gauche|droite|g|d|dr|ga|face|fond|[ée]t\\.?(?:\\s+(?:gauche|droite|g|d|dr))?)|rdc(?:\\s+(?:gauche|droite|g|d))?|(?:au\\s+)?fond\\s+de\\s+(?:la\\s+)?cour)";
+// A dwelling or letter box by its number ("logement 34", "boîte 12"): a digit must follow, since "Rue de la Boîte" is a
+// name.
+const DWELLING = "(?:logement|logt|lgt|bo[iî]te|bte)\\.?\\s*(?:n°\\s*)?\\d{1,4}[a-z]?";
 // Trailing segments that are no street: "Bât B", "Appartement 12", "Escalier 3", "3e gauche".
 const TRAILING_NOISE = new RegExp(
-  `^(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|esc|escalier|etage|étage|porte|apt|ch|chambre|lot)\\.?\\s*(?:n°\\s*)?[\\w-]{0,5}|${FLOOR_OR_COURTYARD})$`,
+  `^(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|esc|escalier|etage|étage|porte|apt|ch|chambre|lot)\\.?\\s*(?:n°\\s*)?[\\w-]{0,5}|${FLOOR_OR_COURTYARD}|${DWELLING})$`,
   "i",
 );
 
@@ -209,7 +212,7 @@ function localityThenStreet(after: string): { city: string | null; address: stri
 
 // The same inside the street segment, at its end: "rue X appartement 12", "rue X bât. C esc 2", "rue X 3e gauche".
 const TRAILING_UNIT = new RegExp(
-  `\\s+(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|ch|chambre)(?=[\\s.])\\.?\\s*(?:n°\\s*)?[\\w-]{1,5}|porte\\s*(?:n°\\s*)?\\d{1,4}[a-z]?|${FLOOR_OR_COURTYARD})$`,
+  `\\s+(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|ch|chambre)(?=[\\s.])\\.?\\s*(?:n°\\s*)?[\\w-]{1,5}|porte\\s*(?:n°\\s*)?\\d{1,4}[a-z]?|${FLOOR_OR_COURTYARD}|${DWELLING})$`,
   "i",
 );
 
