@@ -1081,6 +1081,14 @@ const PARIS_ROWS: Row[] = [
     reasons: [],
     street: "Rue de Rivoli",
   },
+  {
+    source: "probe: a dash typed in the postcode field to get past the form (was postcode_corrected)",
+    line: "street: 10 rue de Rivoli, postcode: -, city: Paris",
+    fields: { street: "10 rue de Rivoli", postcode: "-", city: "Paris" },
+    verdict: "incomplete",
+    reasons: ["missing_postcode"],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
 ];
 
 describe("issue 14 over the Paris BAN file", { skip: PARIS_SKIP }, () => {

@@ -111,6 +111,9 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
   [{ line: "8 bis, rue de Rivoli 75004" }, { houseNumber: "8", suffix: "b", street: "rue de Rivoli", city: null }],
   [{ line: "8 ter, rue de Rivoli, Paris" }, { houseNumber: "8", suffix: "t", street: "rue de Rivoli", city: "Paris" }],
   [{ line: "#8 rue de Rivoli 75004 Paris" }, { houseNumber: "8", street: "rue de Rivoli", city: "Paris" }],
+  // A field of punctuation only is an empty field.
+  [{ street: "10 rue de Rivoli", postcode: "-", city: "Paris" }, { postcode: null, city: "Paris" }],
+  [{ street: "10 rue de Rivoli", postcode: "75004", city: "." }, { postcode: "75004", city: null }],
   // The number in its own segment between the street and the city.
   [{ line: "rue de Rivoli, 8, Paris" }, { houseNumber: "8", street: "rue de Rivoli", city: "Paris" }],
   [{ line: "Apt 3, 8, rue de Rivoli" }, { houseNumber: "8", street: "rue de Rivoli", city: null }],

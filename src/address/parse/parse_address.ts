@@ -74,9 +74,10 @@ function plain(text: string): string {
   return text.replace(INVISIBLE, "").replace(FULL_WIDTH, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0));
 }
 
+/** The field's text, or null when it holds nothing but spaces and punctuation ("-", "." typed to get past a form). */
 function blank(value: string | undefined): string | null {
   const v = value === undefined ? undefined : plain(value).trim();
-  return v ? v : null;
+  return v && /[\p{L}\p{N}]/u.test(v) ? v : null;
 }
 
 /** "bis" → "b", "ter" → "t": suffix words folded to the letter BAN writes; letters as written. */
