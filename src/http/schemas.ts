@@ -28,20 +28,22 @@ export const AddressInputSchema = v.pipe(
   v.object({
     line: v.optional(v.pipe(Text(), v.maxLength(1000), v.description("The whole address as one string."))),
     house_number: Field(
-      'House number with an optional suffix (bis, ter, B…); "n° 12" is read as 12, and "12 rue de Rivoli" with no street field gives the street too.',
+      'House number with an optional suffix (bis, ter, B…); "n° 12" is read as 12, "12 rue de Rivoli" with no street field gives the street too, and a suffix alone ("bis") is the suffix of the number in the street field.',
     ),
     street: Field(
-      "Street type and name. A whole address sent here (with a postcode), with no line and no postcode field, is read as the line.",
+      'Street type and name, the number before or after it ("rue de Rivoli 10"). A whole address sent here (with a postcode) and no line is read as the line; the postcode and city fields then stand over what it says.',
     ),
     postcode: Field(
-      'Five-digit French postcode. A postcode field that holds the city too ("75004 Paris"), or the city alone with the postcode in the city field, is read as meant.',
+      'Five-digit French postcode. A postcode field that holds the city too ("75004 Paris"), or the city alone (with the postcode in the city field, or the city field empty), is read as meant.',
     ),
     city: Field(
-      'Commune or delivery name; "75004 Paris" here, with no postcode field or the same one, gives the postcode.',
+      'Commune or delivery name; "75004 Paris" here, with no postcode field or the same one, gives the postcode; "Paris, France" and "Paris (75)" are Paris.',
     ),
     country: Field("FR (the only country covered); any other country yields verdict unknown."),
   }),
-  v.description("A postal address as one line, as separate fields, or both (fields override the line)."),
+  v.description(
+    'A postal address as one line, as separate fields, or both (fields override the line). A field of punctuation only ("-") counts as empty.',
+  ),
 );
 
 export const EmailRequestSchema = v.object({ email: EmailString });
