@@ -53,9 +53,9 @@ const TRAILING_NOISE = new RegExp(
   "i",
 );
 
-/** A postcode as written, made comparable: spaces out ("75 004"), the letter O for a zero ("750O4"), the leading zero that spreadsheets drop put back
- *  ("1000" for 01000), Corsica's letters in upper case ("2a000"). It may still be no postcode at all ("7504"): the
- *  matcher then corrects it, or says the postcode is missing. */
+/** A postcode as written, made comparable: spaces out ("75 004"), the letter O for a zero ("750O4"), the leading zero
+ *  that spreadsheets drop put back ("1000" for 01000), Corsica's letters in upper case ("2a000"). It may still be no
+ *  postcode at all ("7504"): the matcher then corrects it, or says the postcode is missing. */
 export function comparablePostcode(written: string): string {
   const compact = written.replace(/\s+/g, "").toUpperCase();
   // "750O4": the letter O typed for a zero.
