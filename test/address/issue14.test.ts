@@ -1068,7 +1068,7 @@ const PARIS_ROWS: Row[] = [
     output: "10 Rue de l'Université, 75007 Paris",
   },
   {
-    source: "probe: a floor written \"2e ét\" after the staircase (was street_not_found)",
+    source: 'probe: a floor written "2e ét" after the staircase (was street_not_found)',
     line: "10 rue de Rivoli esc B 2e ét 75004 Paris",
     verdict: "deliverable",
     reasons: [],
@@ -1088,6 +1088,13 @@ const PARIS_ROWS: Row[] = [
     verdict: "incomplete",
     reasons: ["missing_postcode"],
     output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: the locality first, a street named after a country last (was country_not_covered)",
+    line: "75008 Paris, 35 Avenue Pierre Ier de Serbie",
+    verdict: "deliverable",
+    reasons: [],
+    output: "35 Avenue Pierre Ier de Serbie, 75008 Paris",
   },
 ];
 

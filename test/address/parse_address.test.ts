@@ -112,8 +112,14 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
   [{ line: "8 ter, rue de Rivoli, Paris" }, { houseNumber: "8", suffix: "t", street: "rue de Rivoli", city: "Paris" }],
   [{ line: "#8 rue de Rivoli 75004 Paris" }, { houseNumber: "8", street: "rue de Rivoli", city: "Paris" }],
   // A field of punctuation only is an empty field.
-  [{ street: "10 rue de Rivoli", postcode: "-", city: "Paris" }, { postcode: null, city: "Paris" }],
-  [{ street: "10 rue de Rivoli", postcode: "75004", city: "." }, { postcode: "75004", city: null }],
+  [
+    { street: "10 rue de Rivoli", postcode: "-", city: "Paris" },
+    { postcode: null, city: "Paris" },
+  ],
+  [
+    { street: "10 rue de Rivoli", postcode: "75004", city: "." },
+    { postcode: "75004", city: null },
+  ],
   // The number in its own segment between the street and the city.
   [{ line: "rue de Rivoli, 8, Paris" }, { houseNumber: "8", street: "rue de Rivoli", city: "Paris" }],
   [{ line: "Apt 3, 8, rue de Rivoli" }, { houseNumber: "8", street: "rue de Rivoli", city: null }],
@@ -338,6 +344,13 @@ test("splitCountry() takes a trailing country off a line, and nothing else", () 
     country: "Allemagne",
     from: "words",
   });
+  // The locality first, a street named after a country last: the street's name, no country.
+  for (const line of [
+    "75008 Paris, 35 Avenue Pierre Ier de Serbie",
+    "75013 Paris, Rue de Sainte-Hélène 3",
+    "75008 Paris 35 Avenue Pierre Ier de Serbie",
+  ])
+    assert.deepEqual(splitCountry(line), { rest: line, country: null, from: null }, line);
 });
 
 test("parseAddress() keeps an unknown suffix word as written", () => {

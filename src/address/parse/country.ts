@@ -117,9 +117,9 @@ export function splitCountry(line: string): { rest: string; country: string | nu
   // "… 75001 Paris France": trailing words after a postcode, longest name first. Four digits too: Belgium's,
   // Switzerland's and a few more ("1000 Bruxelles Belgique"), and ours short of their leading zero.
   const m = /\b\d{4,5}\s+(.+)$/.exec(line);
-  // Not when a house number follows the postcode: the street comes after the locality ("Paris 75016 3 Avenue de
-  // Pologne").
-  if (m && !/^\d/.test(m[1]!)) {
+  // Not when a street follows the postcode, with its number or after a comma: the words are the street's ("Paris 75016
+  // 3 Avenue de Pologne", "75008 Paris, 35 Avenue Pierre Ier de Serbie", "75013 Paris, Rue de Sainte-Hélène 3").
+  if (m && !/^\d/.test(m[1]!) && !m[1]!.includes(",") && !/\d\s+\p{L}/u.test(m[1]!)) {
     const words = m[1]!.trim().split(/\s+/);
     // The city may stand before the postcode ("… Paris 75004 France"): France alone may then follow it (any other
     // country's name may be a commune's: "31330 Grenade").
