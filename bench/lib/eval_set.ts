@@ -358,6 +358,8 @@ const NOISES: ReadonlyArray<readonly [string, Noise]> = [
     "city and postcode first, number after the street",
     (a) => (a.rep !== "" ? null : `Paris ${a.pc}, ${a.name} ${a.num}`),
   ],
+  ["city first, postcode last", (a) => `PARIS ${a.num} ${a.name.toUpperCase()} ${a.pc}`],
+  ["city first in its segment, postcode last", (a) => `Paris, ${a.num} ${a.name}, ${a.pc}`],
   ["country letter before the postcode", (a) => `${a.num} ${a.name} F-${a.pc} Paris`],
   ["remark in brackets", (a) => `${a.num} ${a.name} (bâtiment B), ${a.pc} Paris`],
   ["phone number pasted", (a) => `${a.num} ${a.name}, ${a.pc} Paris tél : 06 12 34 56 78`],

@@ -1,9 +1,10 @@
 // The address matcher: parse, resolve postcode and city nationwide, find the street in the indexed BAN communes,
 // check the house number, then derive the verdict from the reasons (docs/contract.md §4). Pure and synchronous: the worker
 // threads run it (workers/match_address.ts), tests and benches call it directly. This file is the orchestrator, read
-// top to bottom; each stage lives in match/: parser_fixups.ts, place.ts and plan_cache.ts (where to look),
+// top to bottom; each stage lives in match/: parser_fixups.ts, city_written_first.ts, place.ts and plan_cache.ts (where to look),
 // search_order.ts and street_search.ts (the street, within fuzzy_budget.ts), house_number_check.ts, output.ts.
 import type { BanIndex } from "./index/ban_index.ts";
+import { cityWrittenFirst } from "./match/city_written_first.ts";
 import { checkHouseNumber, type NumberCheck } from "./match/house_number_check.ts";
 import { answer, choosePostcode, DeliveryNames, normalizedAddress, placeOnly } from "./match/output.ts";
 import { cityFromStreet, keepFrenchCity, numberInName, postcodeWrittenAmiss } from "./match/parser_fixups.ts";
@@ -93,6 +94,7 @@ export class AddressMatcher {
     if (p.country !== null && !isFrance(p.country)) return answer(["country_not_covered"], null);
     if (p.postcode !== null && countryOfPostcode(p.postcode) !== null) return answer(["country_not_covered"], null);
     postcodeWrittenAmiss(p, this.#ref, this.#streetKnown);
+    cityWrittenFirst(p, this.#plans, this.#ref, this.#streetKnown);
     // "43 rue de Lille" with no locality: a street the index knows whole keeps its last word ("Lille" is a commune
     // too, issue 14); otherwise trailing words that name a commune are read as the city.
     if (!this.#wholeStreetKnown(p)) cityFromStreet(p, this.#ref, this.#streetKnown);

@@ -1096,6 +1096,83 @@ const PARIS_ROWS: Row[] = [
     reasons: [],
     output: "35 Avenue Pierre Ier de Serbie, 75008 Paris",
   },
+  // The city written before the street, as exports that put the locality first write it (match/city_written_first.ts).
+  {
+    source: "probe: the city first, in capitals (was missing_city)",
+    line: "PARIS 10 RUE DE RIVOLI",
+    verdict: "incomplete",
+    reasons: ["missing_postcode"],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: the city first, the postcode last (was missing_city)",
+    line: "Paris 10 rue de Rivoli 75004",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: the city first, the number after the street (was incomplete with no address)",
+    line: "Paris rue de Rivoli 10",
+    verdict: "incomplete",
+    reasons: ["missing_postcode"],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: the city first in its own segment, the number after the street (was incomplete with no address)",
+    line: "Paris, rue de Rivoli 10",
+    verdict: "incomplete",
+    reasons: ["missing_postcode"],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: the city first with its arrondissement (was incomplete with no address)",
+    line: "Paris 4e, rue de Rivoli 10",
+    verdict: "incomplete",
+    reasons: ["missing_postcode"],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: the city first, a slip in the street (was incomplete with no address)",
+    line: "Paris 10 rue de Rivolli",
+    verdict: "incomplete",
+    reasons: ["missing_postcode", "street_corrected"],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "address_accuracy seed 7: the city first, a street whose first word is no type (was nonexistent)",
+    line: "PARIS 2 PÉRISTYLE DE BEAUJOLAIS 75001",
+    verdict: "deliverable",
+    reasons: [],
+    output: "2 Péristyle de Beaujolais, 75001 Paris",
+  },
+  {
+    source: "probe: a commune outside the index written first (was nonexistent: Paris has no Rue de Paris)",
+    line: "Montreuil 10 rue de Paris",
+    verdict: "unknown",
+    reasons: ["missing_postcode", "postcode_not_covered"],
+  },
+  {
+    source: "guard: a shop's name before the street names no commune, and stays out of the address",
+    line: "Boulangerie Dupont 10 rue de Rivoli",
+    verdict: "incomplete",
+    reasons: ["missing_postcode", "missing_city"],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: a person's name in a segment before a street numbered after it (was nonexistent)",
+    line: "Jean Dupont, rue de Rivoli 10, 75004 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: a residence (a type of BAN too) before a street numbered after it (was nonexistent)",
+    line: "Résidence les Lilas, rue de l'Université 10, 75007 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de l'Université, 75007 Paris",
+  },
 ];
 
 describe("issue 14 over the Paris BAN file", { skip: PARIS_SKIP }, () => {
@@ -1329,6 +1406,28 @@ const SMALL_WORD_ROWS: Row[] = [
     line: "1 Avenue Princesse Grace 98000",
     verdict: "unknown",
     reasons: ["country_not_covered"],
+  },
+  // The city written first: read as the city when the street is there, or when no index covers it; a commune that is
+  // covered and has no such street was a company's or a building's name (match/city_written_first.ts).
+  {
+    source: "probe: the city first (was missing_city)",
+    line: "Giromagny 1 rue Victor Hugo",
+    verdict: "incomplete",
+    reasons: ["missing_postcode"],
+    output: "1 Rue Victor Hugo, 90200 Giromagny",
+  },
+  {
+    source: "probe: a commune outside the index written first (was Giromagny's street, missing_city)",
+    line: "Roffiac, 1 rue Victor Hugo",
+    verdict: "unknown",
+    reasons: ["missing_postcode", "postcode_not_covered"],
+  },
+  {
+    source: "guard: a covered commune with no such street, written first, is read as a name before the address",
+    line: "Belfort 1 rue Victor Hugo",
+    verdict: "incomplete",
+    reasons: ["missing_postcode", "missing_city"],
+    output: "1 Rue Victor Hugo, 90200 Giromagny",
   },
 ];
 

@@ -362,3 +362,51 @@ test("parseAddress() keeps street words that start like a unit word", () => {
     assert.equal(parseAddress({ line: `3 ${street} 75020 Paris` }).street, street);
   }
 });
+
+test("parseAddress() sets apart the words before the street when no city is read, for the matcher to tell", () => {
+  const cases: Array<[string, { city: string; street: string } | undefined, string | null, string | null]> = [
+    // line, cityFirst, street, house number
+    ["PARIS 10 RUE DE RIVOLI", { city: "PARIS", street: "RUE DE RIVOLI" }, "RUE DE RIVOLI", "10"],
+    ["Paris, rue de Rivoli 10", { city: "Paris", street: "rue de Rivoli" }, "rue de Rivoli", "10"],
+    ["Paris rue de Rivoli 10", { city: "Paris", street: "rue de Rivoli" }, "Paris rue de Rivoli", "10"],
+    [
+      "Résidence les Lilas, 10 rue de l'Université",
+      { city: "Résidence les Lilas", street: "rue de l'Université" },
+      "rue de l'Université",
+      "10",
+    ],
+    // A city read, or a street that starts the line: nothing set apart.
+    ["10 rue de Rivoli, Paris", undefined, "rue de Rivoli", "10"],
+    ["rue de Rivoli 10", undefined, "rue de Rivoli", "10"],
+    ["Paris 10 rue de Rivoli, 75004 Paris", undefined, "rue de Rivoli", "10"],
+  ];
+  for (const [line, cityFirst, street, number] of cases) {
+    const p = parseAddress({ line });
+    assert.deepEqual(p.cityFirst, cityFirst, line);
+    assert.equal(p.street, street, line);
+    assert.equal(p.houseNumber, number, line);
+  }
+  // No type word to stop at: the number between the words and the name is kept apart with them.
+  assert.deepEqual(parseAddress({ line: "PARIS 2 bis PÉRISTYLE DE BEAUJOLAIS" }).cityFirst, {
+    city: "PARIS",
+    street: "PÉRISTYLE DE BEAUJOLAIS",
+    houseNumber: "2",
+    suffix: "b",
+  });
+  // A street field given: the line's words are not the street read.
+  assert.equal(parseAddress({ line: "Paris 10 rue de Rivoli", street: "12 rue de Rivoli" }).cityFirst, undefined);
+});
+
+test("parseAddress() reads the numbered street after a name's segment, even one that starts with a type", () => {
+  for (const line of [
+    "Résidence les Lilas, rue de l'Université 10, 75007 Paris",
+    "Jean Dupont, rue de l'Université 10, 75007 Paris",
+  ]) {
+    const p = parseAddress({ line });
+    assert.equal(p.street, "rue de l'Université", line);
+    assert.equal(p.houseNumber, "10", line);
+  }
+  // A first segment that is a street keeps its place: "Rue de Rivoli, Bât B".
+  assert.equal(parseAddress({ line: "Rue de Rivoli 10, Bât B, 75004 Paris" }).street, "Rue de Rivoli");
+  assert.equal(parseAddress({ line: "Villa Poirier, 75015 Paris" }).street, "Villa Poirier");
+});

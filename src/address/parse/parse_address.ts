@@ -28,6 +28,18 @@ export interface ParsedAddress {
   /** The house number typed again after the street, taken off it ("10 rue de Rivoli 10"): it may belong to the name
    *  ("7 Place Edouard 7" for BAN's "Place Édouard VII"), which only the index can tell (match/parser_fixups.ts). */
   repeatedNumber?: string;
+  /** With no city read, the words before the street, which may be the city written first ("PARIS 10 RUE DE RIVOLI",
+   *  "Paris, rue de Rivoli 10") or a company's or building's name ("Résidence les Lilas, 10 rue …"): only the
+   *  reference and the index can tell (match/city_written_first.ts). `street` is the street read then. */
+  cityFirst?: CityFirst;
+}
+
+export interface CityFirst {
+  city: string;
+  street: string;
+  /** The house number between them, when no type word starts the street ("PARIS 2 PÉRISTYLE DE BEAUJOLAIS"). */
+  houseNumber?: string;
+  suffix?: string | null;
 }
 
 const POSTCODE = /(?:^|[\s,])(\d{5})(?=[\s,.]|$)/g;
@@ -211,6 +223,56 @@ function localityThenStreet(after: string): { city: string | null; address: stri
   return null;
 }
 
+/**
+ * "Résidence les Lilas, rue de l'Université 10", "Paris, rue de Rivoli 10": comma segments that name no street before
+ * one that starts with a street type, with or without its number. The name is set apart (a building's, or the city
+ * written first); the address is the rest. Unchanged when the first segment is a street or a number.
+ */
+function withoutNameSegments(address: string): { name: string | null; address: string } {
+  if (!address.includes(",")) return { name: null, address };
+  const segments = address.split(",").map(cleanPart);
+  // A first segment that starts with a number, or ends with the street's ("Immeuble Plein-Centre 60, avenue du
+  // Centre"), is left to extract_address.ts.
+  if (segments.length < 2 || readHouseNumber(segments[0]!) !== null || /\d$/.test(segments[0]!)) {
+    return { name: null, address };
+  }
+  // A first segment that starts with a type ("Résidence", "Villa", "Hameau" are types of BAN too) gives way only to a
+  // numbered street.
+  const typed = startsWithStreetType(segments[0]!);
+  const street = segments.findIndex((s, i) => {
+    if (i === 0) return false;
+    const numbered = readHouseNumber(s) ?? readTrailingHouseNumber(s);
+    if (numbered !== null) return startsWithStreetType(numbered.rest);
+    return !typed && startsWithStreetType(s);
+  });
+  if (street === -1) return { name: null, address };
+  // "Apt 3, 8, rue de Rivoli": the number in a segment of its own stays with its street.
+  const start = NUMBER_SEGMENT.test(segments[street - 1]!) ? street - 1 : street;
+  if (start === 0) return { name: null, address };
+  return { name: segments.slice(0, start).join(", "), address: segments.slice(start).join(", ") };
+}
+
+/** "Paris rue de Rivoli": a street that does not start with a type, split before the first type word that a name
+ *  follows; null when there is none. */
+function typeAfterFirstWords(street: string): CityFirst | null {
+  if (startsWithStreetType(street)) return null;
+  const words = street.split(" ");
+  for (let i = 1; i < words.length - 1; i++) {
+    if (isStreetType(words[i]!)) return { city: words.slice(0, i).join(" "), street: words.slice(i).join(" ") };
+  }
+  return null;
+}
+
+/** "PARIS 2 PÉRISTYLE DE BEAUJOLAIS": words, a house number, then a name with no type word that extract_address.ts
+ *  could stop at; null otherwise. */
+function numberAfterFirstWords(street: string): CityFirst | null {
+  const words = /^(\D+?)\s+(?=\d)/.exec(street);
+  if (words === null || startsWithStreetType(street)) return null;
+  const hn = readHouseNumber(street.slice(words[0].length));
+  if (hn === null || !/\p{L}{2}/u.test(hn.rest)) return null;
+  return { city: cleanPart(words[1]!), street: hn.rest, houseNumber: hn.number, suffix: foldSuffix(hn.suffix) };
+}
+
 // The same inside the street segment, at its end: "rue X appartement 12", "rue X bât. C esc 2", "rue X 3e gauche".
 const TRAILING_UNIT = new RegExp(
   `\\s+(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|ch|chambre)(?=[\\s.])\\.?\\s*(?:n°\\s*)?[\\w-]{1,5}|porte\\s*(?:n°\\s*)?\\d{1,4}[a-z]?|${FLOOR_OR_COURTYARD}|${DWELLING})$`,
@@ -310,6 +372,7 @@ export function parseAddress(input: AddressInput): ParsedAddress {
   let numberAfterStreet = false;
   let cedexPostcode: string | null = null;
   let repeatedAgain: string | null = null;
+  let cityFirst: ParsedAddress["cityFirst"] | null = null;
 
   // A whole address in the street field, as forms with one address box send it ("10 rue de Rivoli 75004 Paris"), or
   // as an autocomplete pastes it beside the postcode and city fields it also fills: with no line, a street that holds
@@ -319,7 +382,13 @@ export function parseAddress(input: AddressInput): ParsedAddress {
   if (line !== null) {
     const parts = splitLine(line);
     ({ postcode, city, country, countryFrom, cedexDepartement, cedexPostcode } = parts);
-    const address = cleanPart(extractAddress(parts.address));
+    const named = withoutNameSegments(cleanPart(parts.address));
+    const extracted = extractAddress(named.address);
+    // What stood before the street: a name's segments, or the words before "<number> <type>" ("PARIS 10 RUE …").
+    const before = cleanPart(
+      [named.name ?? "", named.address.slice(0, named.address.length - extracted.length)].join(" "),
+    );
+    const address = cleanPart(extracted);
     const hn = readHouseNumber(address);
     if (hn) {
       houseNumber = hn.number;
@@ -344,12 +413,26 @@ export function parseAddress(input: AddressInput): ParsedAddress {
             (numberSegment !== undefined && NUMBER_SEGMENT.test(numberSegment)
               ? readTrailingHouseNumber(`${street} ${numberSegment}`)
               : null));
+      // "Paris rue de Rivoli 10": the number ends a street that other words (maybe the city) come before.
+      const typed = street === null || trailing !== null ? null : typeAfterFirstWords(street);
+      const typedTrailing = typed === null ? null : readTrailingHouseNumber(typed.street);
       if (trailing) {
         houseNumber = trailing.number;
         suffix = foldSuffix(trailing.suffix);
         street = trailing.rest;
         numberAfterStreet = true;
+      } else if (typed !== null && typedTrailing !== null) {
+        houseNumber = typedTrailing.number;
+        suffix = foldSuffix(typedTrailing.suffix);
+        street = `${typed.city} ${typedTrailing.rest}`;
+        numberAfterStreet = true;
       }
+    }
+    if (city === null && cedexDepartement === null && street !== null) {
+      cityFirst =
+        before !== ""
+          ? { city: before, street }
+          : (typeAfterFirstWords(street) ?? (houseNumber === null ? numberAfterFirstWords(street) : null));
     }
   }
 
@@ -414,5 +497,6 @@ export function parseAddress(input: AddressInput): ParsedAddress {
   if (numberAfterStreet) parsed.numberAfterStreet = true;
   if (repeatedAgain !== null && fieldStreet === null) parsed.repeatedNumber = repeatedAgain;
   if (cedexDepartement !== null && cedexPostcode !== null) parsed.cedexPostcode = cedexPostcode;
+  if (cityFirst !== null && fieldStreet === null && city === null) parsed.cityFirst = cityFirst;
   return parsed;
 }
