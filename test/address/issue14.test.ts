@@ -1167,6 +1167,31 @@ const PARIS_ROWS: Row[] = [
     output: "10 Rue de Rivoli, 75004 Paris",
   },
   {
+    source:
+      "probe: the city first in the street field, the postcode in its own (was Boulevard du Palais, street_corrected)",
+    line: "street: Paris, rue de Rivoli 10, postcode: 75004",
+    fields: { street: "Paris, rue de Rivoli 10", postcode: "75004" },
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: a residence before the street in the street field (was nonexistent)",
+    line: "street: Résidence les Lilas, rue de l'Université 10, postcode: 75007, city: Paris",
+    fields: { street: "Résidence les Lilas, rue de l'Université 10", postcode: "75007", city: "Paris" },
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de l'Université, 75007 Paris",
+  },
+  {
+    source: 'probe: the type word typed in the house-number field (was nonexistent, suffix "rue")',
+    line: "house_number: 10 rue, street: de Rivoli, postcode: 75004, city: Paris",
+    fields: { house_number: "10 rue", street: "de Rivoli", postcode: "75004", city: "Paris" },
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
     source: "probe: a residence (a type of BAN too) before a street numbered after it (was nonexistent)",
     line: "Résidence les Lilas, rue de l'Université 10, 75007 Paris",
     verdict: "deliverable",

@@ -17,6 +17,9 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
   [{ line: "12 B rue de Rivoli 75001 Paris" }, { houseNumber: "12", suffix: "b", street: "rue de Rivoli" }],
   [{ line: "12 ter, rue de Rivoli 75001 Paris" }, { houseNumber: "12", suffix: "t", street: "rue de Rivoli" }],
   [{ line: "7 quater rue X 75001 Paris" }, { houseNumber: "7", suffix: "q" }],
+  // A comma typed between the number and its suffix word (was the street "bis rue de Rivoli").
+  [{ line: "12, bis rue de Rivoli 75001 Paris" }, { houseNumber: "12", suffix: "b", street: "rue de Rivoli" }],
+  [{ line: "12, rue de Rivoli 75001 Paris" }, { houseNumber: "12", suffix: null, street: "rue de Rivoli" }],
   [{ line: "42 A rue X 75001 Paris" }, { houseNumber: "42", suffix: "a" }],
   // Issue 14 §suffix letters: glued or spaced, any case, words folded to their letter, letters kept as letters.
   [{ line: "1C Rue Neuve 90400 Vézelois" }, { houseNumber: "1", suffix: "c", street: "Rue Neuve" }],

@@ -8,9 +8,8 @@ import type { PlanCache } from "./plan_cache.ts";
 import { numberPredicate, searchTiers, streetQuery } from "./search_order.ts";
 
 /**
- * Reads the words set apart as the city when they name a commune (as the city field would, one slip corrected), the
- * postcode written, if any, serves it, and the street is found there; or when they name a commune exactly that no
- * index covers, where the answer is then honestly unknown. A street the index knows by the whole text stays whole
+ * Reads the words set apart as the city when they name a commune exactly, the postcode written, if any, serves it,
+ * and the street is found there, or no index covers the commune (the answer is then honestly unknown). A street the index knows by the whole text stays whole
  * ("Grande Rue de Paris" is no street of a commune "Grande").
  */
 export function cityWrittenFirst(
@@ -23,14 +22,14 @@ export function cityWrittenFirst(
   delete p.cityFirst;
   if (first === undefined || p.city !== null || p.cedexDepartement !== null || p.street === null) return;
   if (first.street !== p.street && streetKnown(p.street)) return;
+  // Words that only a correction would make a city ("bis", "Pari") are no city written.
+  if (ref.citiesNamed(first.city).length === 0) return;
   const plan = plans.get({ ...p, city: first.city, street: first.street });
   if (plan.tiers.length === 0 || plan.reasons.includes("postcode_city_mismatch")) return;
   const houseNumber = first.houseNumber ?? p.houseNumber;
   const num = houseNumber === null ? null : Number(houseNumber);
-  const there = plan.coverage.covered
-    ? searchTiers(streetQuery(first.street), plan.scoped, numberPredicate(num)) !== null
-    : ref.citiesNamed(first.city).length > 0;
-  if (!there) return;
+  if (plan.coverage.covered && searchTiers(streetQuery(first.street), plan.scoped, numberPredicate(num)) === null)
+    return;
   p.city = first.city;
   p.street = first.street;
   if (first.houseNumber !== undefined) {

@@ -77,9 +77,9 @@ export interface HouseNumber {
 
 const SUFFIX_ALT = "bis|ter|quater|quinquies|sexies|[a-z]";
 // Number at the start of the address part, ranges keep the first number ("12-14", "4 à 8", "12/14", "12 et 14": SNA
-// rubrique 83); the suffix may follow a hyphen or a dot ("12-bis", "12.B").
+// rubrique 83); the suffix may follow a hyphen or a dot ("12-bis", "12.B"), and a suffix word a comma ("10, bis rue").
 const LEADING = new RegExp(
-  `^(\\d{1,5})(?:\\s*[-.]?\\s*(${SUFFIX_ALT}))?(?:\\s*(?:-|/|à|a|au|et)\\s*\\d{1,4}(?:\\s*(?:${SUFFIX_ALT}))?)?(?=[\\s,.-]|$)[\\s,.-]*`,
+  `^(\\d{1,5})(?:\\s*[-.]?\\s*(${SUFFIX_ALT})|\\s*,\\s*(bis|ter|quater|quinquies|sexies)(?=\\s))?(?:\\s*(?:-|/|à|a|au|et)\\s*\\d{1,4}(?:\\s*(?:${SUFFIX_ALT}))?)?(?=[\\s,.-]|$)[\\s,.-]*`,
   "i",
 );
 
@@ -102,7 +102,7 @@ export function readHouseNumber(text: string): HouseNumber | null {
   if (!m) return null;
   const digits = m[1]!;
   if (digits.length === 5) return null;
-  const suffix = m[2]?.toLowerCase() ?? null;
+  const suffix = (m[2] ?? m[3])?.toLowerCase() ?? null;
   let rest = text.slice(m[0].length);
   if (suffix !== null && suffix.length === 1) {
     const nextWord = /^[^\s,]+/.exec(rest)?.[0];

@@ -223,6 +223,15 @@ function localityThenStreet(after: string): { city: string | null; address: stri
   return null;
 }
 
+/** The street part of a line or of the street field, and what stood before the street: a name's segments
+ *  (withoutNameSegments), or the words before "<number> <type>" (extract_address.ts: "PARIS 10 RUE …"); "" for none. */
+function streetPart(text: string): { address: string; before: string } {
+  const named = withoutNameSegments(cleanPart(text));
+  const extracted = extractAddress(named.address);
+  const dropped = named.address.slice(0, named.address.length - extracted.length);
+  return { address: cleanPart(extracted), before: cleanPart(`${named.name ?? ""} ${dropped}`) };
+}
+
 /**
  * "Résidence les Lilas, rue de l'Université 10", "Paris, rue de Rivoli 10": comma segments that name no street before
  * one that starts with a street type, with or without its number. The name is set apart (a building's, or the city
@@ -382,13 +391,7 @@ export function parseAddress(input: AddressInput): ParsedAddress {
   if (line !== null) {
     const parts = splitLine(line);
     ({ postcode, city, country, countryFrom, cedexDepartement, cedexPostcode } = parts);
-    const named = withoutNameSegments(cleanPart(parts.address));
-    const extracted = extractAddress(named.address);
-    // What stood before the street: a name's segments, or the words before "<number> <type>" ("PARIS 10 RUE …").
-    const before = cleanPart(
-      [named.name ?? "", named.address.slice(0, named.address.length - extracted.length)].join(" "),
-    );
-    const address = cleanPart(extracted);
+    const { address, before } = streetPart(parts.address);
     const hn = readHouseNumber(address);
     if (hn) {
       houseNumber = hn.number;
@@ -438,7 +441,7 @@ export function parseAddress(input: AddressInput): ParsedAddress {
 
   const fieldStreet = streetAsLine ? null : blank(input.street);
   if (fieldStreet !== null) {
-    const cleaned = cleanPart(extractAddress(cleanQuery(fieldStreet)));
+    const { address: cleaned, before } = streetPart(cleanQuery(fieldStreet));
     const hn = readHouseNumber(cleaned);
     numberAfterStreet = false;
     if (hn) {
@@ -457,6 +460,8 @@ export function parseAddress(input: AddressInput): ParsedAddress {
         numberAfterStreet = true;
       }
     }
+    // "Paris, rue de Rivoli 10" in the street field, with no city field: as in the line.
+    cityFirst = before !== "" && street !== null ? { city: before, street } : null;
   }
   const fieldNumber = blank(input.house_number);
   if (fieldNumber !== null) {
@@ -464,7 +469,10 @@ export function parseAddress(input: AddressInput): ParsedAddress {
     if (hn) {
       numberAfterStreet = false;
       houseNumber = hn.number;
-      const restIsSuffix = /^[a-z]+$/i.test(hn.rest);
+      // "10 rue" in the house-number field and "de Rivoli" in the street field: the type word begins the street.
+      const typeWord = hn.suffix === null && hn.rest.length > 1 && isStreetType(hn.rest);
+      if (typeWord && street !== null && !startsWithStreetType(street)) street = `${hn.rest} ${street}`;
+      const restIsSuffix = !typeWord && /^[a-z]+$/i.test(hn.rest);
       suffix = foldSuffix(hn.suffix ?? (restIsSuffix ? hn.rest.toLowerCase() : null));
       // "12 rue de Rivoli" in the house-number field and no street: the street is the rest.
       if (street === null && !restIsSuffix && /\p{L}{2}/u.test(hn.rest)) street = streetSegment(hn.rest) || null;
@@ -497,6 +505,6 @@ export function parseAddress(input: AddressInput): ParsedAddress {
   if (numberAfterStreet) parsed.numberAfterStreet = true;
   if (repeatedAgain !== null && fieldStreet === null) parsed.repeatedNumber = repeatedAgain;
   if (cedexDepartement !== null && cedexPostcode !== null) parsed.cedexPostcode = cedexPostcode;
-  if (cityFirst !== null && fieldStreet === null && city === null) parsed.cityFirst = cityFirst;
+  if (cityFirst !== null && city === null) parsed.cityFirst = cityFirst;
   return parsed;
 }
