@@ -83,9 +83,13 @@ export class AddressMatcher {
     return this.#ref.namesNearly(p.city!, insee, NEAR_CITY_EDITS) ? found : null;
   }
 
-  /** True when some indexed commune has a street of exactly this name (the parser fix-ups ask it). */
-  readonly #streetKnown = (street: string): boolean =>
-    exactStreets(streetQuery(street), everyCommune(this.#indexes.values())).some((h) => h.cost === 0);
+  /** True when some indexed commune (of the département, when one is given) has a street of exactly this name (the
+   *  parser fix-ups ask it). */
+  readonly #streetKnown = (street: string, departement?: string): boolean => {
+    const indexes = departement === undefined ? [...this.#indexes.values()] : [this.#indexes.get(departement)];
+    const scopes = everyCommune(indexes.filter((i) => i !== undefined));
+    return exactStreets(streetQuery(street), scopes).some((h) => h.cost === 0);
+  };
 
   #match(input: AddressInput): Omit<AddressVerification, "duration_ms"> {
     // 1. Parse; what the parser cannot settle alone is settled against the reference.

@@ -4,6 +4,7 @@
 // de Rivoli" for a shop in Paris, where Orange, Vaucluse, has no Rue de Rivoli). The reference and the index tell.
 import type { ParsedAddress } from "../parse/parse_address.ts";
 import type { Reference } from "../reference/reference.ts";
+import type { StreetKnown } from "./parser_fixups.ts";
 import type { PlanCache } from "./plan_cache.ts";
 import { numberPredicate, searchTiers, streetQuery } from "./search_order.ts";
 
@@ -12,12 +13,7 @@ import { numberPredicate, searchTiers, streetQuery } from "./search_order.ts";
  * and the street is found there, or no index covers the commune (the answer is then honestly unknown). A street the index knows by the whole text stays whole
  * ("Grande Rue de Paris" is no street of a commune "Grande").
  */
-export function cityWrittenFirst(
-  p: ParsedAddress,
-  plans: PlanCache,
-  ref: Reference,
-  streetKnown: (street: string) => boolean,
-): void {
+export function cityWrittenFirst(p: ParsedAddress, plans: PlanCache, ref: Reference, streetKnown: StreetKnown): void {
   const first = p.cityFirst;
   delete p.cityFirst;
   if (first === undefined || p.city !== null || p.cedexDepartement !== null || p.street === null) return;

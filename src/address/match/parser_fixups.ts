@@ -9,6 +9,9 @@ import type { ScopedTier } from "./plan_cache.ts";
 import { streetQuery } from "./search_order.ts";
 import { exactStreets } from "./street_search.ts";
 
+/** Whether some indexed commune, of the département when one is given, has a street of exactly this name. */
+export type StreetKnown = (street: string, departement?: string) => boolean;
+
 /** Trailing words of a street tried as a city name, longest first: four cover the usual long names
  *  ("Saint-Germain-en-Laye" is four words once tokenised). */
 const MAX_CITY_WORDS = 4;
@@ -50,8 +53,12 @@ export function keepFrenchCity(p: ParsedAddress, ref: Reference): void {
 const POSTCODE_AMISS = String.raw`\d{2} \d{3}|\d{4}|\d{6}|2[ab] ?\d{3}`;
 /** A city segment that begins with such a postcode, or with the département's number ("75 Paris"). */
 const AMISS_THEN_CITY = new RegExp(String.raw`^(${POSTCODE_AMISS}|\d{2})\s+(\D+)$`, "i");
-/** A street that ends with one, and maybe the city after it, when no comma tells them apart. */
-const STREET_THEN_AMISS = new RegExp(String.raw`^(.*\D)\s+(${POSTCODE_AMISS}|\d{2})(?:\s+(\D+))?$`, "i");
+/** A street that ends with one, and maybe the city after it (with its arrondissement: "Paris 2"), when no comma tells
+ *  them apart. */
+const STREET_THEN_AMISS = new RegExp(
+  String.raw`^(.*\D)\s+(${POSTCODE_AMISS}|\d{2})(?:\s+(\D+?(?:\s+\d{1,2}(?:er|e|ème|eme)?)?))?$`,
+  "i",
+);
 
 /**
  * A postcode written amiss between the street and the city is read as the postcode, so that it never ends up in the
@@ -64,7 +71,7 @@ const STREET_THEN_AMISS = new RegExp(String.raw`^(.*\D)\s+(${POSTCODE_AMISS}|\d{
  * 20"), a city the reference knows after the number, or a real postcode with no city, and a street that the index
  * does not know by its whole name (`streetKnown`).
  */
-export function postcodeWrittenAmiss(p: ParsedAddress, ref: Reference, streetKnown: (street: string) => boolean): void {
+export function postcodeWrittenAmiss(p: ParsedAddress, ref: Reference, streetKnown: StreetKnown): void {
   if (p.postcode !== null || p.cedexDepartement !== null) return;
   let written: string;
   let city: string | null;
@@ -85,6 +92,9 @@ export function postcodeWrittenAmiss(p: ParsedAddress, ref: Reference, streetKno
         named.some((c) => c.communes.some((i) => departementOfInsee(i) === written)),
       );
       if (end !== null) ({ street: p.street, city: p.city } = end);
+      // "10 rue de la Paix 75": the département's number alone after a street that the département's index knows
+      // without it.
+      else if (streetKnown(street, written)) p.street = street;
       return;
     }
     if (
@@ -125,7 +135,7 @@ function readsAsPostcode(written: string, city: string | null, ref: Reference): 
  * street without it ("10 rue de la Paix Paris 69002" reads as "69002 Paris" does, a postcode to correct, where the
  * postcode's Lyon left the whole text a street of an uncovered commune: `unknown`).
  */
-export function cityFromStreet(p: ParsedAddress, ref: Reference, streetKnown: (street: string) => boolean): void {
+export function cityFromStreet(p: ParsedAddress, ref: Reference, streetKnown: StreetKnown): void {
   if (p.city !== null || p.cedexDepartement !== null || p.street === null) return;
   const served = p.postcode === null ? null : new Set(ref.communesOfPostcode(p.postcode));
   if (served !== null && served.size === 0) return;

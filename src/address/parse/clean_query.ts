@@ -24,6 +24,8 @@ const MAYBE_GLUED_ARTICLE = /[a-z]d(?:es?|u)\s/;
 // "rue dela Paix", "avenue del'Opéra": the space left out inside "de la", "de l'"; never further ("Delacroix",
 // "Delambre" are names).
 const GLUED_DE_LA = /(^|[\s,])de(la(?=\s)|l['’])/gi;
+// "10 rue de la Paix (75002) Paris": a postcode in brackets is the postcode.
+const BRACKETED_POSTCODE = /\(\s*(\d{5}|\d{2}\s\d{3})\s*\)/g;
 // "RIVOLI (RUE DE)": the name first, its type and article in brackets, as old registers and exports write them.
 const BRACKETED_TYPE = /([^\s(),\d][^(),\d]*?)\s*\(\s*([a-zà-ÿ][a-zà-ÿ.'’ ]*?)\s*\)/gi;
 // "(cour)", "(bâtiment B)", "(3e étage)": any other bracketed text is a remark on the address, none of its parts.
@@ -110,7 +112,11 @@ export function cleanQuery(text: string): string {
   if (/\d\do/.test(lower))
     out = out.replace(LETTER_O_IN_POSTCODE, (_m, pre: string, code: string) => pre + code.replace(/o/gi, "0"));
   if (lower.includes("(")) {
-    out = out.replace(BRACKETED_DEPARTEMENT, "").replace(BRACKETED_TYPE, bracketedType).replace(BRACKETED_REMARK, " ");
+    out = out
+      .replace(BRACKETED_POSTCODE, " $1 ")
+      .replace(BRACKETED_DEPARTEMENT, "")
+      .replace(BRACKETED_TYPE, bracketedType)
+      .replace(BRACKETED_REMARK, " ");
   }
   if (DIGIT_THEN_LETTERS.test(out)) out = out.replace(GLUED_TYPE, "$1$2 $3");
   if (MAYBE_GLUED_ARTICLE.test(lower)) out = out.replace(GLUED_ARTICLE, gluedArticle);

@@ -178,13 +178,24 @@ function splitLine(line: string): LineParts {
     const last = segments.at(-1)!;
     const afterNumber = segments.length === 2 && NUMBER_SEGMENT.test(segments[0]!);
     const numberedStreet = startsWithStreetType(readHouseNumber(last)?.rest ?? "");
-    if (segments.length >= 2 && !afterNumber && !numberedStreet && !startsWithStreetType(last)) {
+    if (
+      segments.length >= 2 &&
+      !afterNumber &&
+      !numberedStreet &&
+      !startsWithStreetType(last) &&
+      !NUMBER_OF_PLACE.test(last)
+    ) {
       city = segments.pop()!;
       address = segments.join(", ");
     }
   }
   return { address: cleanPart(address), postcode, city, country, countryFrom, cedexDepartement, cedexPostcode };
 }
+
+// A last segment that is a département's number ("…, 75") or an arrondissement with no city ("…, 2e arrondissement"):
+// it names no city, and read as one it named nothing (nonexistent).
+const NUMBER_OF_PLACE =
+  /^(?:\d{2}|2[ab]|97\d|\d{1,2}\s*(?:er|e|ème|eme|ième|ieme)(?:\s*(?:arr|arrt|arrondissement)\.?)?)$/i;
 
 /** The text's first word is a street type: "rue de Rivoli 10", "av. Foch". */
 function startsWithStreetType(text: string): boolean {
