@@ -1326,6 +1326,12 @@ const SMALL_WORD_ROWS: Row[] = [
     reasons: ["city_corrected", "postcode_not_covered"],
   },
   {
+    source: "probe: the région's name after an overseas postcode, no city (was nonexistent, postcode_city_mismatch)",
+    line: "10 rue du Port 97400 La Réunion",
+    verdict: "unknown",
+    reasons: ["missing_city", "postcode_not_covered"],
+  },
+  {
     source: "item 5: a district La Poste delivers by name, no commune (Paopao, Moorea)",
     line: "1 Rue de la Gare, 98728 Paopao",
     verdict: "unknown",

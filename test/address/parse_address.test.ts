@@ -347,6 +347,12 @@ test("splitCountry() takes a trailing country off a line, and nothing else", () 
     country: "Allemagne",
     from: "words",
   });
+  // A French région of several words is the whole text after the postcode: no city is left before it.
+  assert.deepEqual(splitCountry("1 rue X 97400 La Réunion"), {
+    rest: "1 rue X 97400",
+    country: "La Réunion",
+    from: "words",
+  });
   // The locality first, a street named after a country last: the street's name, no country.
   for (const line of [
     "75008 Paris, 35 Avenue Pierre Ier de Serbie",

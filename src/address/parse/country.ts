@@ -121,6 +121,10 @@ export function splitCountry(line: string): { rest: string; country: string | nu
   // 3 Avenue de Pologne", "75008 Paris, 35 Avenue Pierre Ier de Serbie", "75013 Paris, Rue de Sainte-Hélène 3").
   if (m && !/^\d/.test(m[1]!) && !m[1]!.includes(",") && !/\d\s+\p{L}/u.test(m[1]!)) {
     const words = m[1]!.trim().split(/\s+/);
+    // "97400 La Réunion": the whole text after the postcode names a French region of its own, no city.
+    if (words.length >= 2 && isFrance(m[1]!.trim())) {
+      return { rest: line.slice(0, line.length - m[1]!.length).trim(), country: m[1]!.trim(), from: "words" };
+    }
     // The city may stand before the postcode ("… Paris 75004 France"): France alone may then follow it (any other
     // country's name may be a commune's: "31330 Grenade").
     if (m.index > 0 && words.length === 1 && isFrance(words[0]!) && !/^[a-z]{2,3}$/.test(words[0]!))
