@@ -1191,6 +1191,21 @@ const PARIS_ROWS: Row[] = [
     reasons: [],
     output: "10 Rue de Rivoli, 75004 Paris",
   },
+  // A date's year left out of the street's name.
+  {
+    source: "probe: the year left out of a date's name (was nonexistent)",
+    line: "8 rue du 8 mai 75010 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "8 Rue du Huit Mai 1945, 75010 Paris",
+  },
+  {
+    source: "probe: the year left out, the type abbreviated (was nonexistent)",
+    line: "4 pl du 18 juin 75006 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "4 Place du Dix-Huit Juin 1940, 75006 Paris",
+  },
   // The postcode and the arrondissement as people add them.
   {
     source: "probe: a spaced postcode before the city and its arrondissement (was nonexistent)",

@@ -8,6 +8,7 @@
 // the initials search (initials.ts) answers; search_order.ts says when it is tried.
 import { isTitle, isTitleOrGivenName } from "../normalize/person_names.ts";
 import { asciiBytes } from "../index/format.ts";
+import { MONTHS } from "../normalize/number_words.ts";
 import { EDIT_COST, MISSING_TYPE_COST } from "./fuzzy_budget.ts";
 import type { CommuneScope, StreetHit, StreetQuery } from "./street_search.ts";
 
@@ -77,17 +78,21 @@ export function leftOutWordsStreets(
   return out.sort((a, b) => a.cost - b.cost);
 }
 
+const YEAR = /^\d{4}$/;
+
 /**
  * Streets of the query's type whose name is the query's with a person's name added at its end, as people shorten such
  * names: "rond-point des Champs-Élysées" for Rond-point des Champs-Élysées-Marcel Dassault, "square de l'Opéra" for
  * Square de l'Opéra-Louis Jouvet. The words added begin with a title or given name, and the query has a word of its own
  * that is neither ("rue Jean" names no Rue Jean-Pierre Timbaud). The fuzzy pass found the same name under another
- * type instead (Port des Champs-Élysées).
+ * type instead (Port des Champs-Élysées). A date's year is left out the same way: "place du 18 juin" for Place du
+ * Dix-Huit Juin 1940, "rue du 8 mai" for Rue du Huit Mai 1945 (the query then ends with the month).
  */
 export function cutAtPersonStreets(q: StreetQuery, scopes: readonly CommuneScope[]): StreetHit[] {
   const words = q.key.nameTokens;
   const type = q.key.type;
   if (type === null || words.length === 0 || words.every(isTitleOrGivenName)) return [];
+  const endsWithMonth = MONTHS.has(words.at(-1)!);
   const head = `${type} ${words.join(" ")} `;
   const headBytes = asciiBytes(head);
   const out: StreetHit[] = [];
@@ -96,7 +101,8 @@ export function cutAtPersonStreets(q: StreetQuery, scopes: readonly CommuneScope
       const { firstStreet, streetCount } = index.header.communes[c]!;
       for (let s = firstStreet; s < firstStreet + streetCount; s++) {
         if (!index.keyStartsWith(s, headBytes) || index.st.stTypeLen[s] !== type.length + 1) continue;
-        if (!isTitleOrGivenName(index.streetKeyText(s).slice(head.length).split(" ", 1)[0]!)) continue;
+        const added = index.streetKeyText(s).slice(head.length);
+        if (!isTitleOrGivenName(added.split(" ", 1)[0]!) && !(endsWithMonth && YEAR.test(added))) continue;
         out.push({ index, street: s, cost: EDIT_COST, scores: { name: 1, type: 0 } });
       }
     }
