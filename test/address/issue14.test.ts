@@ -1191,6 +1191,21 @@ const PARIS_ROWS: Row[] = [
     reasons: [],
     output: "10 Rue de Rivoli, 75004 Paris",
   },
+  // A slip of the spelling against a sound-alike of the same cost.
+  {
+    source: "probe: one letter short, beside a name that only sounds the same (Rue du Soleil; was nonexistent)",
+    line: "21 Rue Soleilet 75020 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "21 Rue Soleillet, 75020 Paris",
+  },
+  {
+    source: "probe: a doubled letter typed once, beside a sound-alike (Rue Berryer; was nonexistent)",
+    line: "8 Rue de Beri 75008 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "8 Rue de Berri, 75008 Paris",
+  },
   // A date's year left out of the street's name.
   {
     source: "probe: the year left out of a date's name (was nonexistent)",

@@ -103,6 +103,8 @@ export interface StreetHit {
   /** Sum of the partial scores; 0 = exact. */
   cost: number;
   scores: StreetScore;
+  /** Found by its sound only, further in spelling than its cost says ("Osman" for Haussmann). */
+  soundOnly?: true;
 }
 
 /** Scope of a search: one département index and the commune numbers inside it. */
@@ -316,7 +318,7 @@ export function fuzzyStreets(
         const seen = out.findIndex((h) => h.index === index && h.street === s);
         if (seen >= 0 && out[seen]!.scores.name <= PHONETIC_EDITS) continue;
         if (seen >= 0) out.splice(seen, 1);
-        pushHit(out, { q, index, street: s, name: PHONETIC_EDITS, max });
+        pushHit(out, { q, index, street: s, name: PHONETIC_EDITS, max, soundOnly: true });
       }
     }
   }
@@ -332,9 +334,9 @@ function startsWith(blob: Uint8Array, start: number, length: number, head: Uint8
 
 function pushHit(
   out: StreetHit[],
-  hit: { q: StreetQuery; index: BanIndex; street: number; name: number; max: number },
+  hit: { q: StreetQuery; index: BanIndex; street: number; name: number; max: number; soundOnly?: true },
 ): void {
-  const { q, index, street, name, max } = hit;
+  const { q, index, street, name, max, soundOnly } = hit;
   if (!sameNameWords(q, index, street)) return;
   const type = q.typeGuessed ? GUESSED_TYPE_COST : typeScore(q, index, street);
   // Another street type spends one edit of the budget: "Villa des Chauvin" is not "Rue Chardin". The budget is the
@@ -342,7 +344,9 @@ function pushHit(
   // name, not the type ("Cité du Deville" is not "Cour Debille").
   const budget = Math.min(max, Math.max(name, q.lengthEdits));
   if (name > 0 && name * EDIT_COST + type > budget * EDIT_COST + TYPE_ALLOWANCE) return;
-  out.push({ index, street, cost: name * EDIT_COST + type, scores: { name, type } });
+  const found: StreetHit = { index, street, cost: name * EDIT_COST + type, scores: { name, type } };
+  if (soundOnly) found.soundOnly = true;
+  out.push(found);
 }
 
 /** A winner that spent more edits than its name's length allows must lead every other name of the scope by
@@ -391,12 +395,22 @@ export function clearWinner(hits: readonly StreetHit[], prefer?: (hit: StreetHit
   const best = hits[0]!;
   const rival = hits.find((h) => !sameName(h, best));
   if (rival === undefined || rival.cost - best.cost >= CLEAR_MARGIN) return hits.filter((h) => sameName(h, best));
+  const close = hits.filter((h) => h.cost - best.cost < CLEAR_MARGIN);
   if (prefer) {
-    const close = hits.filter((h) => h.cost - best.cost < CLEAR_MARGIN);
     const preferred = close.filter(prefer);
     if (preferred.length > 0 && preferred.every((h) => sameName(h, preferred[0]!))) {
       return hits.filter((h) => sameName(h, preferred[0]!));
     }
+  }
+  // A slip of the spelling beats a sound-alike of the same cost: "Rue Soleilet" is Rue Soleillet (one letter), not Rue
+  // du Soleil (which only sounds the same).
+  const spelled = close.filter((h) => h.cost === best.cost && h.soundOnly !== true);
+  if (
+    spelled.length > 0 &&
+    close.some((h) => h.soundOnly) &&
+    close.every((h) => h.soundOnly || sameName(h, spelled[0]!))
+  ) {
+    return hits.filter((h) => sameName(h, spelled[0]!));
   }
   return null;
 }
