@@ -1206,6 +1206,26 @@ const PARIS_ROWS: Row[] = [
     reasons: ["street_corrected"],
     output: "8 Rue de Berri, 75008 Paris",
   },
+  {
+    source: "probe: a doubled consonant typed once in a name too short for any edit (was nonexistent)",
+    line: "29 Avenue Rap 75007 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "29 Avenue Rapp, 75007 Paris",
+  },
+  {
+    source: "probe: the same after an article (was nonexistent)",
+    line: "12 Rue Le Gof 75005 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "12 Rue Le Goff, 75005 Paris",
+  },
+  {
+    source: "guard: any other slip of a three-letter name is another name",
+    line: "29 Avenue Rip 75007 Paris",
+    verdict: "nonexistent",
+    reasons: ["street_not_found"],
+  },
   // A date's year left out of the street's name.
   {
     source: "probe: the year left out of a date's name (was nonexistent)",

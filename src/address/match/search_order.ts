@@ -197,7 +197,11 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
       return { hit, tier, fuzzy: hit.scores.name > 0 };
     }
   }
-  return searchGluedArticles(q, scoped, hasNumber) ?? searchInitials(q, scoped, hasNumber);
+  return (
+    searchGluedArticles(q, scoped, hasNumber) ??
+    searchDoubledLetters(q, scoped, hasNumber) ??
+    searchInitials(q, scoped, hasNumber)
+  );
 }
 
 /** When no spelling of the name was near enough, an article glued to the next word (gluedArticles), exact. Last,
@@ -207,6 +211,42 @@ function searchGluedArticles(q: StreetQuery, scoped: readonly ScopedTier[], hasN
   const readings = gluedArticles(q);
   if (readings.length === 0) return null;
   return searchEachTier(scoped, hasNumber, (scopes) => readings.flatMap((r) => exactStreets(r, scopes)));
+}
+
+/** A consonant doubled or undoubled in a name too short for any edit (doubledLetters), exact; `street_corrected`. */
+function searchDoubledLetters(q: StreetQuery, scoped: readonly ScopedTier[], hasNumber: HasNumber): Found | null {
+  const readings = doubledLetters(q);
+  if (readings.length === 0) return null;
+  return searchEachTier(scoped, hasNumber, (scopes) => readings.flatMap((r) => exactStreets(r, scopes)));
+}
+
+const CONSONANT = /[bcdfglmnprst]/;
+
+/**
+ * The query with one consonant doubled or undoubled, for names too short for any edit (fuzzy_budget.ts allows none
+ * under four letters): "avenue Rap" is Avenue Rapp, "rue Le Gof" Rue Le Goff. French spelling doubles consonants at
+ * will and people miss it; any other slip of a three-letter name makes another name.
+ */
+function doubledLetters(q: StreetQuery): StreetQuery[] {
+  if (q.doubledLetters !== undefined) return q.doubledLetters;
+  const out: StreetQuery[] = [];
+  const { name, type } = q.key;
+  if (q.maxEdits === 0 && !q.bareType && name !== "") {
+    const spellings = new Set<string>();
+    for (let i = 0; i < name.length; i++) {
+      if (!CONSONANT.test(name[i]!)) continue;
+      if (name[i + 1] === name[i]) spellings.add(name.slice(0, i) + name.slice(i + 1));
+      else if (name[i - 1] !== name[i]) spellings.add(name.slice(0, i + 1) + name.slice(i));
+    }
+    for (const spelling of spellings) {
+      const key = type === null ? spelling : `${type} ${spelling}`;
+      out.push(
+        prepareQuery({ key, type, name: spelling, nameTokens: spelling.split(" ") }, { nameWords: q.nameWords }),
+      );
+    }
+  }
+  q.doubledLetters = out;
+  return out;
 }
 
 /** Given names written as initials ("Rue J.-J. Rousseau", initials.ts). */

@@ -65,6 +65,8 @@ export interface StreetQuery {
   written: string;
   /** Those readings, computed on first use. */
   gluedArticles: StreetQuery[] | undefined;
+  /** The readings with a consonant doubled or undoubled, for names too short for any edit; computed on first use. */
+  doubledLetters: StreetQuery[] | undefined;
   /** The first word every street found must have, with its space ("faubourg "): set on the reading of a type word as
    *  the name's first word, whose word is spelt as written, so that its fuzzy scan skips every other name. */
   nameHead: Uint8Array | null;
@@ -127,6 +129,7 @@ export function prepareQuery(
     typeAsName: undefined,
     written,
     gluedArticles: undefined,
+    doubledLetters: undefined,
     nameHead: nameHead === undefined ? null : asciiBytes(`${nameHead} `),
     key,
     keyBytes,
