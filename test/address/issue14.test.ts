@@ -1226,6 +1226,21 @@ const PARIS_ROWS: Row[] = [
     verdict: "nonexistent",
     reasons: ["street_not_found"],
   },
+  {
+    source:
+      "probe: a name's first word one slip from a type, the type left out (was Rue des Dames, 75017, read as Cour)",
+    line: "10 Tour des Dames 75009 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "10 Rue de la Tour des Dames, 75009 Paris",
+  },
+  {
+    source: "guard: a misspelt type word is still guessed",
+    line: "10 Boulevar Haussmann 75009 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "10 Boulevard Haussmann, 75009 Paris",
+  },
   // A date's year left out of the street's name.
   {
     source: "probe: the year left out of a date's name (was nonexistent)",

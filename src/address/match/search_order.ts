@@ -44,8 +44,11 @@ export function streetQuery(street: string): StreetQuery {
   if (key.type === null) {
     const words = key.key.split(" ");
     const guess = words.length > 1 ? guessStreetType(words[0]!) : null;
-    if (guess !== null)
-      return prepareQuery(streetKey([guess, ...words.slice(1)].join(" ")), { typeGuessed: true, nameWords });
+    if (guess !== null) {
+      const guessed = prepareQuery(streetKey([guess, ...words.slice(1)].join(" ")), { typeGuessed: true, nameWords });
+      guessed.unguessed = prepareQuery(key, { nameWords, written: street });
+      return guessed;
+    }
   }
   return prepareQuery(key, { nameWords, written: street });
 }
@@ -98,6 +101,9 @@ function typeWordAsName(q: StreetQuery, scopes: readonly CommuneScope[]): Street
 function exactInTier(q: StreetQuery, scopes: readonly CommuneScope[]): StreetHit[] {
   const hits = exactStreets(q, scopes);
   if (hits.length > 0) return hits;
+  // A name whose first word was taken for a misspelt type ("Tour des Dames" read "Cour des Dames"), as written.
+  const asWritten = q.unguessed === null ? [] : exactStreets(q.unguessed, scopes);
+  if (asWritten.length > 0) return asWritten;
   const asName = typeWordAsName(q, scopes);
   const named = asName === null ? [] : streetsNamedExactly(asName, scopes);
   return named.length > 0 ? named : hits;
@@ -124,6 +130,21 @@ function fuzzyInTier(
     return { query: asName, winners: clearWinner(asNameHits, hasNumber) };
   }
   return hits.length === 0 ? null : { query: q, winners };
+}
+
+/** fuzzyInTier, and for a query whose type was guessed from a misspelt first word, the query as written too: "Tour des
+ *  Dames" is Rue de la Tour des Dames (its type left out), not Cour des Dames; the cheaper winner decides. */
+function fuzzyReadings(
+  q: StreetQuery,
+  scopes: readonly CommuneScope[],
+  maxEdits: number,
+  hasNumber: HasNumber,
+): ReturnType<typeof fuzzyInTier> {
+  const found = fuzzyInTier(q, scopes, maxEdits, hasNumber);
+  if (q.unguessed === null) return found;
+  const asWritten = fuzzyInTier(q.unguessed, scopes, maxEdits, hasNumber);
+  const cost = (f: typeof found) => f?.winners?.[0]?.cost ?? Infinity;
+  return cost(asWritten) < cost(found) ? asWritten : (found ?? asWritten);
 }
 
 /** HasNumber for a house number, or for none. */
@@ -170,7 +191,7 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
         clearWinner(cutAtPersonStreets(q, scopes), hasNumber);
       if (winners) return { hit: pickByNumber(winners, hasNumber), tier, fuzzy: true };
     }
-    const found = fuzzyInTier(q, scopes, i === 0 ? q.maxEdits : LATER_TIER_MAX_EDITS, hasNumber);
+    const found = fuzzyReadings(q, scopes, i === 0 ? q.maxEdits : LATER_TIER_MAX_EDITS, hasNumber);
     // A title added ("avenue du Maréchal Foch" for Avenue Foch) only when no street is one slip away: "rue du Général
     // Leclerc 75014" is Avenue du Général Leclerc, every word of its name written, not Rue Leclerc.
     if (i === 0 && (found?.winners == null || found.winners[0]!.scores.name > 1)) {

@@ -65,6 +65,8 @@ export interface StreetQuery {
   written: string;
   /** Those readings, computed on first use. */
   gluedArticles: StreetQuery[] | undefined;
+  /** When the type was guessed from a misspelt first word, the query as written (that word read as the name's). */
+  unguessed: StreetQuery | null;
   /** The readings with a consonant doubled or undoubled, for names too short for any edit; computed on first use. */
   doubledLetters: StreetQuery[] | undefined;
   /** The first word every street found must have, with its space ("faubourg "): set on the reading of a type word as
@@ -129,6 +131,7 @@ export function prepareQuery(
     typeAsName: undefined,
     written,
     gluedArticles: undefined,
+    unguessed: null,
     doubledLetters: undefined,
     nameHead: nameHead === undefined ? null : asciiBytes(`${nameHead} `),
     key,
