@@ -1241,6 +1241,27 @@ const PARIS_ROWS: Row[] = [
     reasons: ["street_corrected"],
     output: "10 Boulevard Haussmann, 75009 Paris",
   },
+  {
+    source: "probe: a street of the very name written, its type left out (was Rue Jean Cottin)",
+    line: "10 Cottin 75018 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "10 Passage Cottin, 75018 Paris",
+  },
+  {
+    source: "probe: the same (was Place Marie Madeleine Fourcade)",
+    line: "4 Fourcade 75015 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "4 Rue Fourcade, 75015 Paris",
+  },
+  {
+    source: "guard: with the type written, given names left out are still read (Rue Jean Cottin)",
+    line: "10 rue Cottin 75018 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "10 Rue Jean Cottin, 75018 Paris",
+  },
   // A date's year left out of the street's name.
   {
     source: "probe: the year left out of a date's name (was nonexistent)",

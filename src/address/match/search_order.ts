@@ -132,6 +132,11 @@ function fuzzyInTier(
   return hits.length === 0 ? null : { query: q, winners };
 }
 
+/** Whether one street of the scopes has the query's name exactly, under a type the query leaves out. */
+function namedExactlyButType(q: StreetQuery, scopes: readonly CommuneScope[], hasNumber: HasNumber): boolean {
+  return fuzzyInTier(q, scopes, 0, hasNumber)?.winners?.[0]?.scores.name === 0;
+}
+
 /** fuzzyInTier, and for a query whose type was guessed from a misspelt first word, the query as written too: "Tour des
  *  Dames" is Rue de la Tour des Dames (its type left out), not Cour des Dames; the cheaper winner decides. */
 function fuzzyReadings(
@@ -189,7 +194,11 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
       const winners =
         clearWinner(leftOutWordsStreets(q, scopes, leavesOut), hasNumber) ??
         clearWinner(cutAtPersonStreets(q, scopes), hasNumber);
-      if (winners) return { hit: pickByNumber(winners, hasNumber), tier, fuzzy: true };
+      // Not over a street of the very name written, its type left out: "10 Cottin 75018" is Passage Cottin, not Rue
+      // Jean Cottin.
+      if (winners && !(q.key.type === null && namedExactlyButType(q, scopes, hasNumber))) {
+        return { hit: pickByNumber(winners, hasNumber), tier, fuzzy: true };
+      }
     }
     const found = fuzzyReadings(q, scopes, i === 0 ? q.maxEdits : LATER_TIER_MAX_EDITS, hasNumber);
     // A title added ("avenue du Maréchal Foch" for Avenue Foch) only when no street is one slip away: "rue du Général
