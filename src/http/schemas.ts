@@ -26,7 +26,15 @@ const Field = (description: string) => v.optional(v.pipe(Text(), v.maxLength(300
 
 export const AddressInputSchema = v.pipe(
   v.object({
-    line: v.optional(v.pipe(Text(), v.maxLength(1000), v.description("The whole address as one string."))),
+    line: v.optional(
+      v.pipe(
+        Text(),
+        v.maxLength(1000),
+        v.description(
+          'The whole address as one string, in any order people write it: "10 rue de Rivoli 75004 Paris", "75004 Paris, rue de Rivoli 10", "PARIS 10 RUE DE RIVOLI" (the city first is read as the city when it names a commune that has the street).',
+        ),
+      ),
+    ),
     house_number: Field(
       'House number with an optional suffix (bis, ter, B…); "n° 12" is read as 12, "12 rue de Rivoli" with no street field gives the street too, and a suffix alone ("bis") is the suffix of the number in the street field.',
     ),
