@@ -1262,6 +1262,42 @@ const PARIS_ROWS: Row[] = [
     reasons: ["street_corrected"],
     output: "10 Rue Jean Cottin, 75018 Paris",
   },
+  // What CRM exports write after the street, without commas.
+  {
+    source: "probe: a residence after the street, no comma (was nonexistent)",
+    line: "10 RUE DE RIVOLI RES LES LILAS 75004 PARIS",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: the addressee after the street (was nonexistent)",
+    line: "10 RUE DE RIVOLI C/O M. DUPONT 75004 PARIS",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: staircase, floor and a door by its side (was nonexistent)",
+    line: "10 RUE DE RIVOLI ESC A 3EME ETAGE PORTE GAUCHE 75004 PARIS",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: étage abbreviated etg (was nonexistent)",
+    line: "10 RUE DE RIVOLI ETG 3 75004 PARIS",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: étage abbreviated etg after its ordinal (was street_corrected)",
+    line: "10 RUE DE RIVOLI 3EME ETG 75004 PARIS",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
   // A date's year left out of the street's name.
   {
     source: "probe: the year left out of a date's name (was nonexistent)",

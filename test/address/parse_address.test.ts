@@ -419,3 +419,10 @@ test("parseAddress() reads the numbered street after a name's segment, even one 
   assert.equal(parseAddress({ line: "Rue de Rivoli 10, Bât B, 75004 Paris" }).street, "Rue de Rivoli");
   assert.equal(parseAddress({ line: "Villa Poirier, 75015 Paris" }).street, "Villa Poirier");
 });
+
+test("parseAddress() keeps street names that hold a building word after an article", () => {
+  for (const street of ["Rue de la Résidence", "Allée de l'Immeuble Vert", "Résidence Les Lilas"]) {
+    assert.equal(parseAddress({ line: `3 ${street} 90400 Vézelois` }).street, street, street);
+  }
+  assert.equal(parseAddress({ line: "3 Rue Neuve Rés Les Lilas 90400 Vézelois" }).street, "Rue Neuve");
+});

@@ -55,7 +55,7 @@ const CEDEX_DEPARTEMENT = /(?:^|[\s,])(\d{2}|2[ab]|97\d)\s+([^\d,][^\d]*)$/i;
 // A floor without the word étage, which its side or "ét." then tells ("3e gauche", "1er dr", "2e ét", "RDC"), and the
 // back of a courtyard: what people add after the street for the postman. A bare ordinal is not one: "Cour de Rome 8ème".
 const FLOOR_OR_COURTYARD =
-  "(?:\\d{1,2}\\s?(?:e|er|eme|ème|ieme|ième|è)\\s+(?:gauche|droite|g|d|dr|ga|face|fond|[ée]t\\.?(?:\\s+(?:gauche|droite|g|d|dr))?)|rdc(?:\\s+(?:gauche|droite|g|d))?|(?:au\\s+)?fond\\s+de\\s+(?:la\\s+)?cour)";
+  "(?:\\d{1,2}\\s?(?:e|er|eme|ème|ieme|ième|è)\\s+(?:gauche|droite|g|d|dr|ga|face|fond|[ée]tg?\\.?(?:\\s+(?:gauche|droite|g|d|dr))?)|rdc(?:\\s+(?:gauche|droite|g|d))?|(?:au\\s+)?fond\\s+de\\s+(?:la\\s+)?cour)";
 // A dwelling or letter box by its number ("logement 34", "boîte 12"): a digit must follow, since "Rue de la Boîte" is a
 // name.
 const DWELLING = "(?:logement|logt|lgt|bo[iî]te|bte)\\.?\\s*(?:n°\\s*)?\\d{1,4}[a-z]?";
@@ -295,7 +295,7 @@ function numberAfterFirstWords(street: string): CityFirst | null {
 
 // The same inside the street segment, at its end: "rue X appartement 12", "rue X bât. C esc 2", "rue X 3e gauche".
 const TRAILING_UNIT = new RegExp(
-  `\\s+(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|ch|chambre)(?=[\\s.])\\.?\\s*(?:n°\\s*)?[\\w-]{1,5}|porte\\s*(?:n°\\s*)?\\d{1,4}[a-z]?|${FLOOR_OR_COURTYARD}|${DWELLING})$`,
+  `\\s+(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|etg|ch|chambre)(?=[\\s.])\\.?\\s*(?:n°\\s*)?[\\w-]{1,5}|porte\\s*(?:n°\\s*)?\\d{1,4}[a-z]?|porte\\s+(?:gauche|droite|g|d|face)|${FLOOR_OR_COURTYARD}|${DWELLING})$`,
   "i",
 );
 
@@ -303,12 +303,22 @@ const NUMBER_SEGMENT = /^\d{1,4}\s*(?:bis|ter|quater|[a-z])?$/i;
 // A word repeated whole (\b is ASCII's: "r résal" would repeat "r").
 const DOUBLED_WORD = /^(\p{L}+)\.?(?=\s+\1(?!\p{L}))/iu;
 
+// After the street, without a comma: the addressee ("c/o M. Dupont", "chez Mme Martin") or a residence or building
+// named by its own words ("Rés Les Lilas", "Immeuble Le Central"), never after an article ("Rue de la Résidence").
+const ADDRESSEE_AFTER = /\s+(?:c\/o|chez\s+(?:m|mme|mr|mlle|monsieur|madame|mademoiselle)\b|attn\b).*$/i;
+const BUILDING_AFTER = /(\S+)\s+(?:r[ée]s|r[ée]sidence|imm|immeuble)\.?\s+\S.*$/i;
+const ARTICLE = /^(?:de|du|des|la|le|les|l'|l’|d'|d’)$/i;
+
 function streetSegment(text: string): string {
   const segments = text
     .split(",")
     .map(cleanPart)
     .filter((s) => s !== "" && !TRAILING_NOISE.test(s));
-  let street = segments[0] ?? "";
+  let street = (segments[0] ?? "").replace(ADDRESSEE_AFTER, "");
+  const building = BUILDING_AFTER.exec(street);
+  if (building !== null && building.index > 0 && !ARTICLE.test(building[1]!)) {
+    street = street.slice(0, building.index + building[1]!.length);
+  }
   for (let i = 0; i < 3 && TRAILING_UNIT.test(street); i++) street = street.replace(TRAILING_UNIT, "");
   // "rue rue de Rivoli": a type word typed twice.
   const doubled = DOUBLED_WORD.exec(street);
