@@ -1256,6 +1256,13 @@ const PARIS_ROWS: Row[] = [
     output: "4 Rue Fourcade, 75015 Paris",
   },
   {
+    source:
+      'probe: a name two streets have exactly under types left out (Square and Hameau la Fontaine) names neither, as decided for "10 Voltaire" (was Rue Jean de la Fontaine)',
+    line: "1 la Fontaine 75016 Paris",
+    verdict: "nonexistent",
+    reasons: ["street_not_found"],
+  },
+  {
     source: "guard: with the type written, given names left out are still read (Rue Jean Cottin)",
     line: "10 rue Cottin 75018 Paris",
     verdict: "corrected",

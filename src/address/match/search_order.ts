@@ -132,9 +132,10 @@ function fuzzyInTier(
   return hits.length === 0 ? null : { query: q, winners };
 }
 
-/** Whether one street of the scopes has the query's name exactly, under a type the query leaves out. */
-function namedExactlyButType(q: StreetQuery, scopes: readonly CommuneScope[], hasNumber: HasNumber): boolean {
-  return fuzzyInTier(q, scopes, 0, hasNumber)?.winners?.[0]?.scores.name === 0;
+/** Whether a street of the scopes has the query's name exactly, under a type the query leaves out (one or several:
+ *  "la Fontaine" for Square, Rue and Hameau la Fontaine names none of them, and no Rue Jean de la Fontaine either). */
+function namedExactlyButType(q: StreetQuery, scopes: readonly CommuneScope[]): boolean {
+  return fuzzyStreets(q, scopes, { maxEdits: 0 }).some((h) => h.scores.name === 0);
 }
 
 /** fuzzyInTier, and for a query whose type was guessed from a misspelt first word, the query as written too: "Tour des
@@ -196,7 +197,7 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
         clearWinner(cutAtPersonStreets(q, scopes), hasNumber);
       // Not over a street of the very name written, its type left out: "10 Cottin 75018" is Passage Cottin, not Rue
       // Jean Cottin.
-      if (winners && !(q.key.type === null && namedExactlyButType(q, scopes, hasNumber))) {
+      if (winners && !(q.key.type === null && namedExactlyButType(q, scopes))) {
         return { hit: pickByNumber(winners, hasNumber), tier, fuzzy: true };
       }
     }
