@@ -283,6 +283,28 @@ function typeAfterFirstWords(street: string): CityFirst | null {
   return null;
 }
 
+/**
+ * The house number after the street ("rue de Rivoli 10"), in the next comma segment ("rue de Rivoli, 10"), or ending a
+ * street that other words, maybe the city, come before ("Paris rue de Rivoli 10"); the street without it. Null when
+ * the street does not end with a house number.
+ */
+function numberAfter(
+  street: string,
+  nextSegment?: string,
+): { houseNumber: string; suffix: string | null; street: string } | null {
+  const trailing =
+    readTrailingHouseNumber(street) ??
+    (nextSegment !== undefined && NUMBER_SEGMENT.test(nextSegment)
+      ? readTrailingHouseNumber(`${street} ${nextSegment}`)
+      : null);
+  if (trailing !== null)
+    return { houseNumber: trailing.number, suffix: foldSuffix(trailing.suffix), street: trailing.rest };
+  const typed = typeAfterFirstWords(street);
+  const after = typed === null ? null : readTrailingHouseNumber(typed.street);
+  if (typed === null || after === null) return null;
+  return { houseNumber: after.number, suffix: foldSuffix(after.suffix), street: `${typed.city} ${after.rest}` };
+}
+
 /** "PARIS 2 PÉRISTYLE DE BEAUJOLAIS": words, a house number, then a name with no type word that extract_address.ts
  *  could stop at; null otherwise. */
 function numberAfterFirstWords(street: string): CityFirst | null {
@@ -430,25 +452,9 @@ export function parseAddress(input: AddressInput): ParsedAddress {
         .split(",")
         .map(cleanPart)
         .filter((s) => s !== "")[1];
-      const trailing =
-        street === null
-          ? null
-          : (readTrailingHouseNumber(street) ??
-            (numberSegment !== undefined && NUMBER_SEGMENT.test(numberSegment)
-              ? readTrailingHouseNumber(`${street} ${numberSegment}`)
-              : null));
-      // "Paris rue de Rivoli 10": the number ends a street that other words (maybe the city) come before.
-      const typed = street === null || trailing !== null ? null : typeAfterFirstWords(street);
-      const typedTrailing = typed === null ? null : readTrailingHouseNumber(typed.street);
-      if (trailing) {
-        houseNumber = trailing.number;
-        suffix = foldSuffix(trailing.suffix);
-        street = trailing.rest;
-        numberAfterStreet = true;
-      } else if (typed !== null && typedTrailing !== null) {
-        houseNumber = typedTrailing.number;
-        suffix = foldSuffix(typedTrailing.suffix);
-        street = `${typed.city} ${typedTrailing.rest}`;
+      const after = street === null ? null : numberAfter(street, numberSegment);
+      if (after !== null) {
+        ({ houseNumber, suffix, street } = after);
         numberAfterStreet = true;
       }
     }
@@ -473,16 +479,14 @@ export function parseAddress(input: AddressInput): ParsedAddress {
     } else {
       street = streetSegment(cleaned) || null;
       // "rue de Rivoli 10" in the street field: the number after the street, as in the line.
-      const trailing = street === null ? null : readTrailingHouseNumber(street);
-      if (trailing) {
-        houseNumber = trailing.number;
-        suffix = foldSuffix(trailing.suffix);
-        street = trailing.rest;
+      const after = street === null ? null : numberAfter(street);
+      if (after !== null) {
+        ({ houseNumber, suffix, street } = after);
         numberAfterStreet = true;
       }
     }
     // "Paris, rue de Rivoli 10" in the street field, with no city field: as in the line.
-    cityFirst = before !== "" && street !== null ? { city: before, street } : null;
+    cityFirst = street === null ? null : before !== "" ? { city: before, street } : typeAfterFirstWords(street);
   }
   const fieldNumber = blank(input.house_number);
   if (fieldNumber !== null) {
