@@ -1305,6 +1305,56 @@ const PARIS_ROWS: Row[] = [
     reasons: [],
     output: "10 Rue de Rivoli, 75004 Paris",
   },
+  // French addresses as people abroad write them.
+  {
+    source: "probe: the type after the name, in English (was nonexistent)",
+    line: "10 Rivoli Street, Paris 75004",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: the French type after the name (was nonexistent)",
+    line: "10 Champs Elysees Avenue, 75008 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Avenue des Champs Elysées, 75008 Paris",
+  },
+  {
+    source: "probe: English articles after the type (was nonexistent)",
+    line: "10 Avenue of the Champs-Elysees, 75008 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Avenue des Champs Elysées, 75008 Paris",
+  },
+  {
+    source: "probe: a unit in English between the street and the city (was nonexistent)",
+    line: "10 Rue de Rivoli Apt 5B Paris 75004",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: a suite in English (was nonexistent)",
+    line: "10 Rue de Rivoli Suite 200 75004 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: a floor in English (was nonexistent)",
+    line: "10 Rue de Rivoli 3rd floor 75004 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: France after the city with no postcode (was incomplete with no address)",
+    line: "10 Rue de Rivoli Paris France",
+    verdict: "incomplete",
+    reasons: ["missing_postcode"],
+    output: "10 Rue de Rivoli, 75004 Paris",
+  },
   // A date's year left out of the street's name.
   {
     source: "probe: the year left out of a date's name (was nonexistent)",

@@ -426,3 +426,22 @@ test("parseAddress() keeps street names that hold a building word after an artic
   }
   assert.equal(parseAddress({ line: "3 Rue Neuve Rés Les Lilas 90400 Vézelois" }).street, "Rue Neuve");
 });
+
+test("parseAddress() reads the type written after the name only where it is English or ends a name", () => {
+  assert.equal(parseAddress({ line: "10 Rivoli Street 75004 Paris" }).street, "rue Rivoli");
+  assert.equal(parseAddress({ line: "10 Champs Elysees Avenue 75008 Paris" }).street, "avenue Champs Elysees");
+  // A name that ends with a type word after an article, or that starts with a type, stays as written.
+  assert.equal(parseAddress({ line: "10 Le Boulevard 90400 Vézelois" }).street, "Le Boulevard");
+  assert.equal(parseAddress({ line: "10 Rue de la Place 90400 Vézelois" }).street, "Rue de la Place");
+  assert.equal(parseAddress({ line: "10 Avenue of the Champs-Elysees 75008 Paris" }).street, "Avenue Champs-Elysees");
+});
+
+test("splitCountry() takes France off the end of a line without a postcode, never a name's last word", () => {
+  assert.deepEqual(splitCountry("10 rue de Rivoli Paris France"), {
+    rest: "10 rue de Rivoli Paris",
+    country: "France",
+    from: "words",
+  });
+  for (const line of ["10 rue de France", "1 rue de la Paix Tremblay en France", "1 rue X Ile de France"])
+    assert.deepEqual(splitCountry(line), { rest: line, country: null, from: null }, line);
+});

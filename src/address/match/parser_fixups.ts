@@ -3,7 +3,7 @@
 import { stringDistance } from "../../text/edit_distance.ts";
 import { departementOfInsee } from "../index/departement.ts";
 import { readTrailingHouseNumber } from "../parse/house_number.ts";
-import { comparablePostcode, foldSuffix, type ParsedAddress } from "../parse/parse_address.ts";
+import { comparablePostcode, foldSuffix, type ParsedAddress, withoutTrailingUnits } from "../parse/parse_address.ts";
 import type { CityMatch, Reference } from "../reference/reference.ts";
 import type { ScopedTier } from "./plan_cache.ts";
 import { streetQuery } from "./search_order.ts";
@@ -153,6 +153,8 @@ export function cityFromStreet(p: ParsedAddress, ref: Reference, streetKnown: St
         );
   if (end === null) return;
   ({ street: p.street, city: p.city } = end);
+  // "10 Rue de Rivoli Apt 5B Paris": the units the city hid from the parser go.
+  p.street = withoutTrailingUnits(p.street);
   // "Boulevard Saint-Martin 20 Paris": the number the city hid from the parser is the house number.
   const trailing = p.houseNumber === null ? readTrailingHouseNumber(p.street) : null;
   if (trailing !== null) {

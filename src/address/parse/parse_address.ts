@@ -60,8 +60,11 @@ const FLOOR_OR_COURTYARD =
 // name.
 const DWELLING = "(?:logement|logt|lgt|bo[iî]te|bte)\\.?\\s*(?:n°\\s*)?\\d{1,4}[a-z]?";
 // Trailing segments that are no street: "Bât B", "Appartement 12", "Escalier 3", "3e gauche".
+// Units written in English by people abroad: "Apt 5B", "Unit 5", "Flat 3", "Suite 200", "Floor 3", "3rd floor"; a space
+// after the word ("Rue Flatters" is a name).
+const ENGLISH_UNIT = "(?:unit|flat|suite|floor)\\s+(?:no\\.?\\s*)?\\w{1,5}|\\d{1,2}(?:st|nd|rd|th)\\s+floor";
 const TRAILING_NOISE = new RegExp(
-  `^(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|esc|escalier|etage|étage|porte|apt|ch|chambre|lot)\\.?\\s*(?:n°\\s*)?[\\w-]{0,5}|${FLOOR_OR_COURTYARD}|${DWELLING})$`,
+  `^(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|esc|escalier|etage|étage|etg|porte|apt|ch|chambre|lot)\\.?\\s*(?:n°\\s*)?[\\w-]{0,5}|${FLOOR_OR_COURTYARD}|${DWELLING}|${ENGLISH_UNIT})$`,
   "i",
 );
 
@@ -317,7 +320,7 @@ function numberAfterFirstWords(street: string): CityFirst | null {
 
 // The same inside the street segment, at its end: "rue X appartement 12", "rue X bât. C esc 2", "rue X 3e gauche".
 const TRAILING_UNIT = new RegExp(
-  `\\s+(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|etg|ch|chambre)(?=[\\s.])\\.?\\s*(?:n°\\s*)?[\\w-]{1,5}|porte\\s*(?:n°\\s*)?\\d{1,4}[a-z]?|porte\\s+(?:gauche|droite|g|d|face)|${FLOOR_OR_COURTYARD}|${DWELLING})$`,
+  `\\s+(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|etg|ch|chambre)(?=[\\s.])\\.?\\s*(?:n°\\s*)?[\\w-]{1,5}|porte\\s*(?:n°\\s*)?\\d{1,4}[a-z]?|porte\\s+(?:gauche|droite|g|d|face)|${FLOOR_OR_COURTYARD}|${DWELLING}|${ENGLISH_UNIT})$`,
   "i",
 );
 
@@ -341,11 +344,44 @@ function streetSegment(text: string): string {
   if (building !== null && building.index > 0 && !ARTICLE.test(building[1]!)) {
     street = street.slice(0, building.index + building[1]!.length);
   }
-  for (let i = 0; i < 3 && TRAILING_UNIT.test(street); i++) street = street.replace(TRAILING_UNIT, "");
+  street = withoutTrailingUnits(street);
   // "rue rue de Rivoli": a type word typed twice.
   const doubled = DOUBLED_WORD.exec(street);
   if (doubled !== null && isStreetType(doubled[1]!)) street = street.slice(doubled[0].length).trimStart();
-  return street;
+  return inFrenchOrder(street);
+}
+
+/** The street without the units written after it: "rue X appartement 12", "rue X bât. C esc 2 3e étage". Also asked
+ *  once the city is taken off the end of a street ("10 Rue de Rivoli Apt 5B Paris 75004", match/parser_fixups.ts). */
+export function withoutTrailingUnits(street: string): string {
+  let out = street;
+  for (let i = 0; i < 4 && TRAILING_UNIT.test(out); i++) out = out.replace(TRAILING_UNIT, "");
+  return out;
+}
+
+// The type written after the name, in English ("Rivoli Street", "Champs Elysees Avenue", "Rivoli St"), and English
+// articles after a type ("Avenue of the Champs-Elysees"), as people abroad write French addresses.
+const TYPE_AFTER_NAME = /^(\S.*?\S)\s+(street|st|avenue|ave|boulevard|blvd|square|quay)\.?$/i;
+const ENGLISH_TYPES: Readonly<Record<string, string>> = {
+  street: "rue",
+  st: "rue",
+  avenue: "avenue",
+  ave: "avenue",
+  boulevard: "boulevard",
+  blvd: "boulevard",
+  square: "square",
+  quay: "quai",
+};
+const OF_THE = /^(\S+)\s+of(?:\s+the)?\s+(?=\S)/i;
+
+function inFrenchOrder(street: string): string {
+  const typeLast = startsWithStreetType(street) ? null : TYPE_AFTER_NAME.exec(street);
+  // Not after an article: "Le Boulevard" is a name.
+  if (typeLast !== null && !ARTICLE.test(typeLast[1]!.split(" ").at(-1)!) && /\p{L}{3}/u.test(typeLast[1]!)) {
+    return `${ENGLISH_TYPES[typeLast[2]!.toLowerCase()]} ${typeLast[1]}`;
+  }
+  const ofThe = OF_THE.exec(street);
+  return ofThe !== null && isStreetType(ofThe[1]!) ? `${ofThe[1]} ${street.slice(ofThe[0].length)}` : street;
 }
 
 // "Paris (75)": the département in brackets; "Paris, France": the country after the city.
