@@ -17,6 +17,11 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
   [{ line: "12 B rue de Rivoli 75001 Paris" }, { houseNumber: "12", suffix: "b", street: "rue de Rivoli" }],
   [{ line: "12 ter, rue de Rivoli 75001 Paris" }, { houseNumber: "12", suffix: "t", street: "rue de Rivoli" }],
   [{ line: "7 quater rue X 75001 Paris" }, { houseNumber: "7", suffix: "q" }],
+  // Three numbers of a range (was the street "-14 rue de Rivoli").
+  [{ line: "10-12-14 rue de Rivoli 75004 Paris" }, { houseNumber: "10", suffix: null, street: "rue de Rivoli" }],
+  // The number sign before a number written after the street (was the street "Rue de Rivoli no.").
+  [{ line: "Rue de Rivoli no. 10, 75004 Paris" }, { houseNumber: "10", street: "Rue de Rivoli" }],
+  [{ line: "Rue de Rivoli n 10 75004 Paris" }, { houseNumber: "10", street: "Rue de Rivoli" }],
   // A comma typed between the number and its suffix word (was the street "bis rue de Rivoli").
   [{ line: "12, bis rue de Rivoli 75001 Paris" }, { houseNumber: "12", suffix: "b", street: "rue de Rivoli" }],
   [{ line: "12, rue de Rivoli 75001 Paris" }, { houseNumber: "12", suffix: null, street: "rue de Rivoli" }],

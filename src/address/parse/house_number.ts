@@ -76,10 +76,10 @@ export interface HouseNumber {
 }
 
 const SUFFIX_ALT = "bis|ter|quater|quinquies|sexies|[a-z]";
-// Number at the start of the address part, ranges keep the first number ("12-14", "4 à 8", "12/14", "12 et 14": SNA
-// rubrique 83); the suffix may follow a hyphen or a dot ("12-bis", "12.B"), and a suffix word a comma ("10, bis rue").
+// Number at the start of the address part, ranges keep the first number ("12-14", "4 à 8", "12/14", "12 et 14",
+// "10-12-14": SNA rubrique 83); the suffix may follow a hyphen or a dot ("12-bis", "12.B"), and a suffix word a comma ("10, bis rue").
 const LEADING = new RegExp(
-  `^(\\d{1,5})(?:\\s*[-.]?\\s*(${SUFFIX_ALT})|\\s*,\\s*(bis|ter|quater|quinquies|sexies)(?=\\s))?(?:\\s*(?:-|/|à|a|au|et)\\s*\\d{1,4}(?:\\s*(?:${SUFFIX_ALT}))?)?(?=[\\s,.-]|$)[\\s,.-]*`,
+  `^(\\d{1,5})(?:\\s*[-.]?\\s*(${SUFFIX_ALT})|\\s*,\\s*(bis|ter|quater|quinquies|sexies)(?=\\s))?(?:\\s*(?:-|/|à|a|au|et)\\s*\\d{1,4}(?:\\s*(?:${SUFFIX_ALT}))?){0,3}(?=[\\s,.-]|$)[\\s,.-]*`,
   "i",
 );
 
@@ -119,6 +119,7 @@ export function readHouseNumber(text: string): HouseNumber | null {
 // Words after which a trailing number belongs to the name: "Rue du 8 Mai 1945", "Place du 18 Juin 1940", "Rue de l'An
 // 2000", "Rue du XXIV".
 const NAME_NUMBER_BEFORE = new Set([...MONTHS, "an", "de", "du", "des", "d", "l", "la", "le", "les"]);
+const TRAILING_NUMBER_SIGN = /\s+(?:n|no|n°|nº|num|numero|numéro)\.?$/i;
 const TRAILING = new RegExp(`^(.*\\S)\\s+(\\d{1,4})(?:\\s*(${SUFFIX_ALT}))?$`, "i");
 
 /**
@@ -134,7 +135,9 @@ export function readTrailingHouseNumber(text: string): HouseNumber | null {
     .split(/[\s'’.-]+/) // "av. Foch 10": the abbreviation's dot is no part of the type
     .filter((w) => w !== "");
   if (words.length < 2 || !isStreetType(words[0]!) || NAME_NUMBER_BEFORE.has(words.at(-1)!)) return null;
-  return { number: removeLeadingZeros(m[2]!), suffix: m[3]?.toLowerCase() ?? null, rest: before.trim() };
+  // "Rue de Rivoli no. 10", "rue de Rivoli n 10": the number sign goes with the number.
+  const rest = before.replace(TRAILING_NUMBER_SIGN, "").trim();
+  return { number: removeLeadingZeros(m[2]!), suffix: m[3]?.toLowerCase() ?? null, rest };
 }
 
 /** addok-france match_housenumber: "3bis r du 8 mai troyes" → "3 bis"; no leading number → null. */
