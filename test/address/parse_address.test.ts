@@ -450,3 +450,29 @@ test("splitCountry() takes France off the end of a line without a postcode, neve
   for (const line of ["10 rue de France", "1 rue de la Paix Tremblay en France", "1 rue X Ile de France"])
     assert.deepEqual(splitCountry(line), { rest: line, country: null, from: null }, line);
 });
+
+test("parseAddress() reads what web forms leave in a text: entities, URL encoding, quotes, an e-mail beside it", () => {
+  const expected = { houseNumber: "10", street: "rue de l'Université", postcode: "75007", city: "Paris" };
+  for (const line of [
+    "10 rue de l&#39;Universit&eacute; 75007 Paris",
+    "10 rue de l&#x27;Université 75007 Paris",
+    "10 rue de l&apos;Université 75007 Paris",
+    "10%20rue%20de%20l'Universit%C3%A9%2075007%20Paris",
+    "10+rue+de+l'Université+75007+Paris",
+    "10 rue de l'Université\\n75007 Paris",
+    "'10 rue de l'Université 75007 Paris'",
+    "“10 rue de l'Université 75007 Paris”",
+    "10 rue de l'Université 75007 Paris jean.dupont@example.com",
+  ]) {
+    const p = parseAddress({ line });
+    assert.deepEqual(
+      { houseNumber: p.houseNumber, street: p.street, postcode: p.postcode, city: p.city },
+      expected,
+      line,
+    );
+  }
+  // A percent sign that is no encoding, an ampersand that is no entity: the text as written.
+  assert.equal(parseAddress({ line: "10 rue X&Y 75007 Paris" }).street, "rue X&Y");
+  assert.equal(parseAddress({ city: "L'Haÿ-les-Roses" }).city, "L'Haÿ-les-Roses");
+  assert.equal(parseAddress({ street: "50%" }).street, "50%");
+});
