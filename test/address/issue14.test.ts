@@ -1305,6 +1305,14 @@ const PARIS_ROWS: Row[] = [
     reasons: [],
     output: "10 Rue de Rivoli, 75004 Paris",
   },
+  {
+    source: "probe: the suffix typed at the start of the street field, the number in its own (was nonexistent)",
+    line: "house_number: 194, street: bis rue de Rivoli, postcode: 75001, city: Paris",
+    fields: { house_number: "194", street: "bis rue de Rivoli", postcode: "75001", city: "Paris" },
+    verdict: "deliverable",
+    reasons: [],
+    output: "194 bis Rue de Rivoli, 75001 Paris",
+  },
   // French addresses as people abroad write them.
   {
     source: "probe: the type after the name, in English (was nonexistent)",

@@ -447,6 +447,7 @@ function cityField(text: string): string | null {
 }
 
 const SUFFIX_ALONE = /^(?:bis|ter|quater|quinquies|[a-d])$/i;
+const SUFFIX_BEFORE_STREET = /^(bis|ter|quater|quinquies|[a-d])\.?\s+/i;
 
 /** "rue de Rivoli 10" after "10": the number typed again after the street, and the street without it; null when the
  *  street does not end with the same number (nor with a date's: "rue du 8 Mai 1945"). */
@@ -589,6 +590,12 @@ export function parseAddress(input: AddressInput): ParsedAddress {
       if (typeWord && street !== null && !startsWithStreetType(street)) street = `${hn.rest} ${street}`;
       const restIsSuffix = !typeWord && /^[a-z]+$/i.test(hn.rest);
       suffix = foldSuffix(hn.suffix ?? (restIsSuffix ? hn.rest.toLowerCase() : null));
+      // "194" in the house-number field and "bis rue de Rivoli" in the street field: the suffix begins the street.
+      const suffixFirst = suffix === null && street !== null ? SUFFIX_BEFORE_STREET.exec(street) : null;
+      if (suffixFirst !== null && startsWithStreetType(street!.slice(suffixFirst[0].length))) {
+        suffix = foldSuffix(suffixFirst[1]!.toLowerCase());
+        street = street!.slice(suffixFirst[0].length);
+      }
       // "12 rue de Rivoli" in the house-number field and no street: the street is the rest.
       if (street === null && !restIsSuffix && /\p{L}{2}/u.test(hn.rest)) street = streetSegment(hn.rest) || null;
     } else if (houseNumber !== null && SUFFIX_ALONE.test(fieldNumber)) {
