@@ -17,6 +17,8 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
   [{ line: "12 B rue de Rivoli 75001 Paris" }, { houseNumber: "12", suffix: "b", street: "rue de Rivoli" }],
   [{ line: "12 ter, rue de Rivoli 75001 Paris" }, { houseNumber: "12", suffix: "t", street: "rue de Rivoli" }],
   [{ line: "7 quater rue X 75001 Paris" }, { houseNumber: "7", suffix: "q" }],
+  // The suffix in a segment of its own after the number's (was dropped).
+  [{ line: "rue de Rivoli, 194, bis, 75001 Paris" }, { houseNumber: "194", suffix: "b", street: "rue de Rivoli" }],
   // Three numbers of a range (was the street "-14 rue de Rivoli").
   [{ line: "10-12-14 rue de Rivoli 75004 Paris" }, { houseNumber: "10", suffix: null, street: "rue de Rivoli" }],
   // The number sign before a number written after the street (was the street "Rue de Rivoli no.").

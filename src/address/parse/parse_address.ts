@@ -539,11 +539,16 @@ export function parseAddress(input: AddressInput): ParsedAddress {
     } else {
       street = streetSegment(address) || null;
       // "rue de Rivoli, 10, 75004 Paris": the number in its own segment after the street's.
-      const numberSegment = address
+      const [, numberSegment, suffixSegment] = address
         .split(",")
         .map(cleanPart)
-        .filter((s) => s !== "")[1];
-      const after = street === null ? null : numberAfter(street, numberSegment);
+        .filter((s) => s !== "");
+      // "rue de Rivoli, 194, bis": the suffix in a segment of its own after the number's.
+      const numberWritten =
+        numberSegment !== undefined && suffixSegment !== undefined && SUFFIX_ALONE.test(suffixSegment)
+          ? `${numberSegment} ${suffixSegment}`
+          : numberSegment;
+      const after = street === null ? null : numberAfter(street, numberWritten);
       if (after !== null) {
         ({ houseNumber, suffix, street } = after);
         numberAfterStreet = true;
