@@ -437,6 +437,11 @@ test("parseAddress() keeps street names that hold a building word after an artic
 test("parseAddress() reads the type written after the name only where it is English or ends a name", () => {
   assert.equal(parseAddress({ line: "10 Rivoli Street 75004 Paris" }).street, "rue Rivoli");
   assert.equal(parseAddress({ line: "10 Champs Elysees Avenue 75008 Paris" }).street, "avenue Champs Elysees");
+  // An English type after a name that begins with a French one ("faubourg" is a type of BAN too).
+  assert.equal(
+    parseAddress({ line: "83 Faubourg Poissonnière Street 75009 Paris" }).street,
+    "rue Faubourg Poissonnière",
+  );
   // A name that ends with a type word after an article, or that starts with a type, stays as written.
   assert.equal(parseAddress({ line: "10 Le Boulevard 90400 Vézelois" }).street, "Le Boulevard");
   assert.equal(parseAddress({ line: "10 Rue de la Place 90400 Vézelois" }).street, "Rue de la Place");

@@ -426,10 +426,14 @@ const ENGLISH_TYPES: Readonly<Record<string, string>> = {
   square: "square",
   quay: "quai",
 };
+const FRENCH_TYPE_LAST = /^(?:avenue|boulevard|square)$/i;
 const OF_THE = /^(\S+)\s+of(?:\s+the)?\s+(?=\S)/i;
 
 function inFrenchOrder(street: string): string {
-  const typeLast = startsWithStreetType(street) ? null : TYPE_AFTER_NAME.exec(street);
+  const typeLast = TYPE_AFTER_NAME.exec(street);
+  // A French type word last only after a name without one ("Champs Elysees Avenue"); an English one after any
+  // ("Faubourg Poissonnière Street", "Gare Street": faubourg and gare are types of BAN too).
+  if (typeLast !== null && FRENCH_TYPE_LAST.test(typeLast[2]!) && startsWithStreetType(street)) return street;
   // Not after an article: "Le Boulevard" is a name.
   if (typeLast !== null && !ARTICLE.test(typeLast[1]!.split(" ").at(-1)!) && /\p{L}{3}/u.test(typeLast[1]!)) {
     return `${ENGLISH_TYPES[typeLast[2]!.toLowerCase()]} ${typeLast[1]}`;
