@@ -1313,6 +1313,13 @@ const PARIS_ROWS: Row[] = [
     reasons: [],
     output: "194 bis Rue de Rivoli, 75001 Paris",
   },
+  {
+    source: "probe: a name that begins with a type's plural, its type left out (was Rue Saint-Paul, read as Jardin)",
+    line: "28 Jardins Saint-Paul 75004 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "28 Rue des Jardins Saint-Paul, 75004 Paris",
+  },
   // French addresses as people abroad write them.
   {
     source: "probe: the type after the name, in English (was nonexistent)",

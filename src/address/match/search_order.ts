@@ -2,6 +2,7 @@
 // fuzzy match, then fuzzy tier by tier with the budget shrinking past the first tier; or, with no place at all, exact
 // names in every indexed département. The street lookups themselves are street_search.ts.
 import type { BanIndex } from "../index/ban_index.ts";
+import { foldAccents } from "../normalize/fold_accents.ts";
 import { streetKey } from "../normalize/match_key.ts";
 import { STOP_WORDS } from "../normalize/stop_words.ts";
 import { guessStreetType, LIEU_DIT } from "../normalize/street_types.ts";
@@ -88,9 +89,14 @@ function typeWordAsName(q: StreetQuery, scopes: readonly CommuneScope[]): Street
   const { key } = q;
   if (q.typeGuessed || key.type === null || key.nameTokens.length === 0) return null;
   const typeWords = key.type.split(" ");
+  // The word as written when it is the type's plural: "Jardins Saint-Paul" begins Rue des Jardins Saint-Paul, where
+  // the type read is "jardin".
+  const written = foldAccents(q.written.split(/\s/, 1)[0]!.toLowerCase());
+  if (written === `${typeWords[0]}s` || written === `${typeWords[0]}x`) typeWords[0] = written;
   if (!scopes.some((s) => s.index.hasNameHead(typeWords[0]!))) return null;
+  const words = [...typeWords, ...key.nameTokens];
   q.typeAsName ??= prepareQuery(
-    { key: key.key, type: null, name: key.key, nameTokens: [...typeWords, ...key.nameTokens] },
+    { key: words.join(" "), type: null, name: words.join(" "), nameTokens: words },
     { nameWords: q.nameWords, nameHead: typeWords[0]! },
   );
   return q.typeAsName;
