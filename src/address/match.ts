@@ -1,8 +1,9 @@
 // The address matcher: parse, resolve postcode and city nationwide, find the street in the indexed BAN communes,
 // check the house number, then derive the verdict from the reasons (docs/contract.md §4). Pure and synchronous: the worker
 // threads run it (workers/match_address.ts), tests and benches call it directly. This file is the orchestrator, read
-// top to bottom; each stage lives in match/: parser_fixups.ts, city_written_first.ts, place.ts and plan_cache.ts (where to look),
-// search_order.ts and street_search.ts (the street, within fuzzy_budget.ts), house_number_check.ts, output.ts.
+// top to bottom; each stage lives in match/: parser_fixups.ts and city_written_first.ts (what the parser cannot settle
+// alone), place.ts and plan_cache.ts (where to look), search_order.ts and street_search.ts (the street, within
+// fuzzy_budget.ts), house_number_check.ts, output.ts.
 import type { BanIndex } from "./index/ban_index.ts";
 import { cityWrittenFirst } from "./match/city_written_first.ts";
 import { checkHouseNumber, type NumberCheck } from "./match/house_number_check.ts";

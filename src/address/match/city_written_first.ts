@@ -10,8 +10,8 @@ import { numberPredicate, searchTiers, streetQuery } from "./search_order.ts";
 
 /**
  * Reads the words set apart as the city when they name a commune exactly, the postcode written, if any, serves it,
- * and the street is found there, or no index covers the commune (the answer is then honestly unknown). A street the index knows by the whole text stays whole
- * ("Grande Rue de Paris" is no street of a commune "Grande").
+ * and the street is found there, or no index covers the commune (the answer is then honestly unknown). A street the
+ * index knows by the whole text stays whole ("Grande Rue de Paris" is no street of a commune "Grande").
  */
 export function cityWrittenFirst(p: ParsedAddress, plans: PlanCache, ref: Reference, streetKnown: StreetKnown): void {
   const first = p.cityFirst;

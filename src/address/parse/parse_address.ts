@@ -5,6 +5,7 @@ import type { AddressInput } from "../types.ts";
 import { cleanQuery, hasCedex } from "./clean_query.ts";
 import { splitCountry } from "./country.ts";
 import { extractAddress } from "./extract_address.ts";
+import { formText } from "./form_text.ts";
 import { readHouseNumber, readTrailingHouseNumber, SUFFIX_FOLD } from "./house_number.ts";
 
 export interface ParsedAddress {
@@ -59,10 +60,10 @@ const FLOOR_OR_COURTYARD =
 // A dwelling or letter box by its number ("logement 34", "boîte 12"): a digit must follow, since "Rue de la Boîte" is a
 // name.
 const DWELLING = "(?:logement|logt|lgt|bo[iî]te|bte)\\.?\\s*(?:n°\\s*)?\\d{1,4}[a-z]?";
-// Trailing segments that are no street: "Bât B", "Appartement 12", "Escalier 3", "3e gauche".
 // Units written in English by people abroad: "Apt 5B", "Unit 5", "Flat 3", "Suite 200", "Floor 3", "3rd floor"; a space
 // after the word ("Rue Flatters" is a name).
 const ENGLISH_UNIT = "(?:unit|flat|suite|floor)\\s+(?:no\\.?\\s*)?\\w{1,5}|\\d{1,2}(?:st|nd|rd|th)\\s+floor";
+// Trailing segments that are no street: "Bât B", "Appartement 12", "Escalier 3", "3e gauche".
 const TRAILING_NOISE = new RegExp(
   `^(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|esc|escalier|etage|étage|etg|porte|apt|ch|chambre|lot)\\.?\\s*(?:n°\\s*)?[\\w-]{0,5}|${FLOOR_OR_COURTYARD}|${DWELLING}|${ENGLISH_UNIT})$`,
   "i",
@@ -78,74 +79,9 @@ export function comparablePostcode(written: string): string {
   return /^\d{4}$/.test(compact) ? `0${compact}` : compact;
 }
 
-// Pasted from web pages and typed on other keyboards: zero-width characters and soft hyphens inside words, full-width
-// digits and letters ("７５００４").
-const INVISIBLE_OR_FULL_WIDTH = /[\u00ad\u200b-\u200d\u2060\ufeff\uff01-\uff5e]/;
-const INVISIBLE = /[\u00ad\u200b-\u200d\u2060\ufeff]/g;
-const FULL_WIDTH = /[\uff01-\uff5e]/g;
-
-function plain(text: string): string {
-  if (!INVISIBLE_OR_FULL_WIDTH.test(text)) return text;
-  return text.replace(INVISIBLE, "").replace(FULL_WIDTH, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0));
-}
-
-// What web forms and exports leave in a text on its way: HTML entities ("l&#39;Universit&eacute;", escaped twice), URL
-// encoding ("10%20rue%20de%20Rivoli", "10+rue+de+Rivoli", with no space left), an escape typed as text ("\n"), the
-// quotes around a pasted value, and an e-mail address beside the address.
-const HTML_ENTITY = /&(?:#(\d{1,5})|#x([\da-f]{1,4})|([a-z]{2,8}));/gi;
-const NAMED_ENTITIES: Readonly<Record<string, string>> = {
-  amp: "&",
-  apos: "'",
-  quot: '"',
-  nbsp: " ",
-  rsquo: "’",
-  lsquo: "‘",
-  eacute: "é",
-  egrave: "è",
-  ecirc: "ê",
-  euml: "ë",
-  agrave: "à",
-  acirc: "â",
-  ccedil: "ç",
-  icirc: "î",
-  iuml: "ï",
-  ocirc: "ô",
-  ucirc: "û",
-  ugrave: "ù",
-  uuml: "ü",
-  laquo: "«",
-  raquo: "»",
-};
-const URL_ENCODED = /^[^\s]*(?:%[\da-f]{2}|\+)[^\s]*$/i;
-const ESCAPE_AS_TEXT = /\\[nrt]/g;
-const WRAPPING_QUOTES = /^\s*(['"“”‘’«»])\s*(.*?)\s*(['"“”‘’«»])\s*$/s;
-const EMAIL = /\s*[^\s@,;]+@[^\s@,;]+\.[a-z]{2,}/gi;
-
-function formText(text: string): string {
-  let out = text;
-  if (out.includes("&")) {
-    out = out.replace(HTML_ENTITY, (whole, dec?: string, hex?: string, name?: string) => {
-      if (dec !== undefined) return String.fromCodePoint(Number(dec));
-      if (hex !== undefined) return String.fromCodePoint(Number.parseInt(hex, 16));
-      return NAMED_ENTITIES[name!.toLowerCase()] ?? whole;
-    });
-  }
-  if (URL_ENCODED.test(out)) {
-    try {
-      out = decodeURIComponent(out.replaceAll("+", " "));
-    } catch {
-      // Not URL encoding after all ("50%"): the text as it was.
-    }
-  }
-  if (out.includes("\\")) out = out.replace(ESCAPE_AS_TEXT, " ");
-  if (out.includes("@")) out = out.replace(EMAIL, "");
-  const quoted = WRAPPING_QUOTES.exec(out);
-  return quoted === null ? out : quoted[2]!;
-}
-
 /** The field's text, or null when it holds nothing but spaces and punctuation ("-", "." typed to get past a form). */
 function blank(value: string | undefined): string | null {
-  const v = value === undefined ? undefined : formText(plain(value)).trim();
+  const v = value === undefined ? undefined : formText(value).trim();
   return v && /[\p{L}\p{N}]/u.test(v) ? v : null;
 }
 
