@@ -1370,6 +1370,20 @@ const PARIS_ROWS: Row[] = [
     reasons: ["missing_postcode"],
     output: "10 Rue de Rivoli, 75004 Paris",
   },
+  {
+    source: "guard: France that ends a street's name, with no city before it, stays the name's",
+    line: "42 AVENUE PIERRE MENDES FRANCE",
+    verdict: "incomplete",
+    reasons: ["missing_postcode", "missing_city"],
+    output: "42 Avenue Pierre Mendès France, 75013 Paris",
+  },
+  {
+    source: "guard: the same with the city written first",
+    line: "PARIS 6 QUAI ANATOLE FRANCE",
+    verdict: "incomplete",
+    reasons: ["missing_postcode"],
+    output: "6 Quai Anatole France, 75007 Paris",
+  },
   // A date's year left out of the street's name.
   {
     source: "probe: the year left out of a date's name (was nonexistent)",

@@ -140,17 +140,21 @@ export function cityFromStreet(p: ParsedAddress, ref: Reference, streetKnown: St
   const served = p.postcode === null ? null : new Set(ref.communesOfPostcode(p.postcode));
   if (served !== null && served.size === 0) return;
   const whole = p.street;
-  const end =
+  const atEnd = (street: string) =>
     served === null
-      ? cityAtEnd(whole, ref, (named) => named.length > 0)
+      ? cityAtEnd(street, ref, (named) => named.length > 0)
       : cityAtEnd(
-          whole,
+          street,
           ref,
           (named, rest) =>
             named.length > 0 &&
             !streetKnown(whole) &&
             (named.some((m) => m.communes.some((c) => served.has(c))) || streetKnown(rest)),
         );
+  // "10 Rue de Rivoli Paris France": the country after the city, when a city stands before it ("Quai Anatole France"
+  // ends with the word as a name, and no city).
+  const beforeFrance = FRANCE_LAST.exec(whole)?.[1];
+  const end = (beforeFrance === undefined || streetKnown(whole) ? null : atEnd(beforeFrance)) ?? atEnd(whole);
   if (end === null) return;
   ({ street: p.street, city: p.city } = end);
   // "10 Rue de Rivoli Apt 5B Paris": the units the city hid from the parser go.
@@ -164,6 +168,8 @@ export function cityFromStreet(p: ParsedAddress, ref: Reference, streetKnown: St
     p.numberAfterStreet = true;
   }
 }
+
+const FRANCE_LAST = /^(.*\S)\s+france$/i;
 
 /** The longest run of a street's last words (up to MAX_CITY_WORDS; a type and a name stay the street) whose city
  *  matches are accepted, and the words before it; null when none is. */

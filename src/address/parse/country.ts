@@ -137,15 +137,5 @@ export function splitCountry(line: string): { rest: string; country: string | nu
       }
     }
   }
-  // "10 rue de Rivoli Paris France": France last with no postcode, after a word that is no article or preposition
-  // ("Rue de France", "Tremblay en France" and "Île de France" end with the word as a name).
-  const france = /^(.*\S)\s+(france)$/i.exec(line);
-  if (
-    france !== null &&
-    !/\d\s*$/.test(france[1]!) &&
-    !/(?:^|[\s'’-])(?:de|du|des|en|la|le|les|l|d)$/i.test(france[1]!)
-  ) {
-    return { rest: france[1]!, country: france[2]!, from: "words" };
-  }
   return { rest: line, country: null, from: null };
 }
