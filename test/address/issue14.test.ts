@@ -1320,6 +1320,51 @@ const PARIS_ROWS: Row[] = [
     reasons: ["street_corrected"],
     output: "28 Rue des Jardins Saint-Paul, 75004 Paris",
   },
+  // Found by running every Paris street name through five forms of line (before and after this round).
+  {
+    source: "probe: a house number after a month that ends the name (was missing_house_number, street_corrected)",
+    line: "Rue du Quatre Septembre 1, 75002 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "1 Rue du Quatre Septembre, 75002 Paris",
+  },
+  {
+    source: "probe: the same after a person named like a month (was missing_house_number, street_corrected)",
+    line: "Place du Maréchal Juin 1, 75017 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "1 Place du Maréchal Juin, 75017 Paris",
+  },
+  {
+    source: "guard: after a month, a year is still the name's",
+    line: "Rue du 8 Mai 1945, 75010 Paris",
+    verdict: "incomplete",
+    reasons: ["missing_house_number"],
+    output: "Rue du Huit Mai 1945, 75010 Paris",
+  },
+  {
+    source: "probe: a number after a street whose type has two words (was nonexistent)",
+    line: "Rond-point Saint-Charles 158, 75015 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "158 Rond-point Saint-Charles, 75015 Paris",
+  },
+  {
+    source:
+      "probe: a street of two arrondissements ending with a commune's name, no locality (was unknown: Saint-Ouen read as the city)",
+    line: "2 Avenue de la Porte de Saint-Ouen",
+    verdict: "incomplete",
+    reasons: ["missing_postcode", "missing_city"],
+    output: null,
+  },
+  {
+    source:
+      'probe: the city first, a number, a name whose first word is no type (was Porte Jaune read after "PARIS 1 LA")',
+    line: "PARIS 1 LA PORTE JAUNE",
+    verdict: "incomplete",
+    reasons: ["missing_postcode"],
+    output: "1 La Porte Jaune, 75012 Paris",
+  },
   // French addresses as people abroad write them.
   {
     source: "probe: the type after the name, in English (was nonexistent)",

@@ -140,9 +140,11 @@ export function cityFromStreet(p: ParsedAddress, ref: Reference, streetKnown: St
   const served = p.postcode === null ? null : new Set(ref.communesOfPostcode(p.postcode));
   if (served !== null && served.size === 0) return;
   const whole = p.street;
+  // A street some commune has by the whole text keeps its last words ("Avenue de la Porte de Saint-Ouen", in two
+  // arrondissements, is no street of the commune Saint-Ouen).
   const atEnd = (street: string) =>
     served === null
-      ? cityAtEnd(street, ref, (named) => named.length > 0)
+      ? cityAtEnd(street, ref, (named) => named.length > 0 && !streetKnown(whole))
       : cityAtEnd(
           street,
           ref,

@@ -2,7 +2,7 @@
 // flag_housenumber, glue_ordinal, fold_ordinal, remove_leading_zeros (fixtures in shared/address/fixtures).
 import { foldAccents } from "../normalize/fold_accents.ts";
 import { MONTHS } from "../normalize/number_words.ts";
-import { expandStreetType, isStreetType } from "../normalize/street_types.ts";
+import { expandStreetType, glueMultiWordTypes, isStreetType } from "../normalize/street_types.ts";
 
 /** 1 to 4 digits, optionally one glued letter (5 digits is a postcode). */
 export const NUMBER_PATTERN = /^\d{1,4}[a-z]?$/i;
@@ -134,7 +134,13 @@ export function readTrailingHouseNumber(text: string): HouseNumber | null {
     .toLowerCase()
     .split(/[\s'’.-]+/) // "av. Foch 10": the abbreviation's dot is no part of the type
     .filter((w) => w !== "");
-  if (words.length < 2 || !isStreetType(words[0]!) || NAME_NUMBER_BEFORE.has(words.at(-1)!)) return null;
+  // "Rond-point Saint-Charles 158": a type of two words.
+  const typeWord = isStreetType(words[0]!) || isStreetType(glueMultiWordTypes(words.join(" ")).split(" ", 1)[0]!);
+  // After a month only a year is the name's ("Rue du 8 Mai 1945"); a shorter number is the house's ("Rue du Quatre
+  // Septembre 1", "Place du Maréchal Juin 1").
+  const last = words.at(-1)!;
+  const nameNumber = NAME_NUMBER_BEFORE.has(last) && !(MONTHS.has(last) && m[2]!.length < 4);
+  if (words.length < 2 || !typeWord || nameNumber) return null;
   // "Rue de Rivoli no. 10", "rue de Rivoli n 10": the number sign goes with the number.
   const rest = before.replace(TRAILING_NUMBER_SIGN, "").trim();
   return { number: removeLeadingZeros(m[2]!), suffix: m[3]?.toLowerCase() ?? null, rest };

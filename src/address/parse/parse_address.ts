@@ -495,10 +495,12 @@ export function parseAddress(input: AddressInput): ParsedAddress {
       }
     }
     if (city === null && cedexDepartement === null && street !== null) {
+      // With no number read, one between the words and the street comes first ("PARIS 1 LA PORTE JAUNE": "Porte" is
+      // a type too).
       cityFirst =
         before !== ""
           ? { city: before, street }
-          : (typeAfterFirstWords(street) ?? (houseNumber === null ? numberAfterFirstWords(street) : null));
+          : ((houseNumber === null ? numberAfterFirstWords(street) : null) ?? typeAfterFirstWords(street));
     }
   }
 
