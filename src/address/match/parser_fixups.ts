@@ -141,22 +141,24 @@ export function cityFromStreet(p: ParsedAddress, ref: Reference, streetKnown: St
   if (served !== null && served.size === 0) return;
   const whole = p.street;
   // A street some commune has by the whole text keeps its last words ("Avenue de la Porte de Saint-Ouen", in two
-  // arrondissements, is no street of the commune Saint-Ouen).
+  // arrondissements, is no street of the commune Saint-Ouen). Asked once, and only when some words name a city.
+  let known: boolean | undefined;
+  const wholeKnown = () => (known ??= streetKnown(whole));
   const atEnd = (street: string) =>
     served === null
-      ? cityAtEnd(street, ref, (named) => named.length > 0 && !streetKnown(whole))
+      ? cityAtEnd(street, ref, (named) => named.length > 0 && !wholeKnown())
       : cityAtEnd(
           street,
           ref,
           (named, rest) =>
             named.length > 0 &&
-            !streetKnown(whole) &&
+            !wholeKnown() &&
             (named.some((m) => m.communes.some((c) => served.has(c))) || streetKnown(rest)),
         );
   // "10 Rue de Rivoli Paris France": the country after the city, when a city stands before it ("Quai Anatole France"
   // ends with the word as a name, and no city).
   const beforeFrance = FRANCE_LAST.exec(whole)?.[1];
-  const end = (beforeFrance === undefined || streetKnown(whole) ? null : atEnd(beforeFrance)) ?? atEnd(whole);
+  const end = (beforeFrance === undefined ? null : atEnd(beforeFrance)) ?? atEnd(whole);
   if (end === null) return;
   ({ street: p.street, city: p.city } = end);
   // "10 Rue de Rivoli Apt 5B Paris": the units the city hid from the parser go.
