@@ -245,14 +245,16 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
  *  since it is tried on the lines nothing else found; a slip of the name's spacing, so `street_corrected`, as the
  *  fuzzy pass answers "rue de Lambre" (Delambre) and "rue le Courbe" (Lecourbe). */
 function searchGluedArticles(q: StreetQuery, scoped: readonly ScopedTier[], hasNumber: HasNumber): Found | null {
-  const readings = gluedArticles(q);
-  if (readings.length === 0) return null;
-  return searchEachTier(scoped, hasNumber, (scopes) => readings.flatMap((r) => exactStreets(r, scopes)));
+  return searchReadings(gluedArticles(q), scoped, hasNumber);
 }
 
 /** A consonant doubled or undoubled in a name too short for any edit (doubledLetters), exact; `street_corrected`. */
 function searchDoubledLetters(q: StreetQuery, scoped: readonly ScopedTier[], hasNumber: HasNumber): Found | null {
-  const readings = doubledLetters(q);
+  return searchReadings(doubledLetters(q), scoped, hasNumber);
+}
+
+/** Other readings of the query, each looked up exactly, tier by tier (searchEachTier); null when there are none. */
+function searchReadings(readings: StreetQuery[], scoped: readonly ScopedTier[], hasNumber: HasNumber): Found | null {
   if (readings.length === 0) return null;
   return searchEachTier(scoped, hasNumber, (scopes) => readings.flatMap((r) => exactStreets(r, scopes)));
 }

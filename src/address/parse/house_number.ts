@@ -77,7 +77,8 @@ export interface HouseNumber {
 
 const SUFFIX_ALT = "bis|ter|quater|quinquies|sexies|[a-z]";
 // Number at the start of the address part, ranges keep the first number ("12-14", "4 à 8", "12/14", "12 et 14",
-// "10-12-14": SNA rubrique 83); the suffix may follow a hyphen or a dot ("12-bis", "12.B"), and a suffix word a comma ("10, bis rue").
+// "10-12-14": SNA rubrique 83); the suffix may follow a hyphen or a dot ("12-bis", "12.B"), and a suffix word a comma
+// ("10, bis rue").
 const LEADING = new RegExp(
   `^(\\d{1,5})(?:\\s*[-.]?\\s*(${SUFFIX_ALT})|\\s*,\\s*(bis|ter|quater|quinquies|sexies)(?=\\s))?(?:\\s*(?:-|/|à|a|au|et)\\s*\\d{1,4}(?:\\s*(?:${SUFFIX_ALT}))?){0,3}(?=[\\s,.-]|$)[\\s,.-]*`,
   "i",
