@@ -246,6 +246,7 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
   [{ line: "75002 Paris 4 rue du 4 Septembre" }, { houseNumber: "4", street: "rue du 4 Septembre" }],
   [{ line: "12 rue de Rivoli F-75004 Paris" }, { postcode: "75004", city: "Paris", street: "rue de Rivoli" }],
   [{ line: "12 rue de Rivoli FR-75004 Paris" }, { postcode: "75004", street: "rue de Rivoli" }],
+  [{ line: "12 rue de Rivoli F75004 Paris" }, { postcode: "75004", city: "Paris", street: "rue de Rivoli" }],
   [{ line: "France, 75004 Paris, 12 rue de Rivoli" }, { postcode: "75004", street: "rue de Rivoli" }],
   [{ line: "12 avenue de France 75013 Paris" }, { street: "avenue de France", postcode: "75013" }],
   // A suffix after a hyphen or a dot, a hyphen between the number and the street.

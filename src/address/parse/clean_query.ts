@@ -34,7 +34,7 @@ const BRACKETED_REMARK = /\s*\([^()]*\)/g;
 const PHONE =
   /(^|[\s,;-])(?:(?:t[ée]l(?:[ée]phone)?|phone|portable|mobile)\.?\s*:?\s*)?(?:\+33\s?(?:\(0\)\s?)?|0)[1-9](?:[\s.-]?\d{2}){4}(?=[\s,;]|$)/gi;
 const MAYBE_PHONE = /\+33|(?:^|\D)0[1-9]/;
-const RARE_NOISE = /["«»“”+]|(?:^|\D)0[1-9]|\d\s?[eè]|fr?\s?-\s?\d/;
+const RARE_NOISE = /["«»“”+]|(?:^|\D)0[1-9]|\d\s?[eè]|fr?(?:\s?-\s?)?\d/;
 // "digicode 1234A", "code porte : 45B12", "code 12A34": a door code, a delivery instruction (never a postcode: "Rue du
 // Code 75004").
 const DOOR_CODE =
@@ -42,8 +42,8 @@ const DOOR_CODE =
 // "12 rue de Rivoli 4e arrondissement Paris", "… - 4ème - Paris": the arrondissement before its city, written after it.
 const ARRONDISSEMENT_FIRST =
   /(^|[\s,-])(\d{1,2})\s?(?:e|er|ère|ème|eme|ième|ieme)(?:\s+arr(?:ondissement|\.)?)?[\s,-]+(paris|lyon|marseille)(?=[\s,]|$)/gi;
-// "F-75004 Paris", "FR-75004": the country's letters before the postcode, as European business mail writes it.
-const COUNTRY_PREFIX = /(^|[\s,])fr?\s?-\s?(\d{5})(?=[\s,]|$)/gi;
+// "F-75004 Paris", "FR-75004", "F75004": the country's letters before the postcode, as European business mail writes it.
+const COUNTRY_PREFIX = /(^|[\s,])fr?(?:\s?-\s?)?(\d{5})(?=[\s,]|$)/gi;
 // "France, 75004 Paris, 12 rue de Rivoli": the country first, in its own segment.
 const LEADING_COUNTRY = /^\s*(?:france|fr)\s*[,;-]\s*/i;
 // Quotes around the line or a part of it, as spreadsheets and CSV exports leave them: no address has any.
@@ -100,7 +100,7 @@ export function cleanQuery(text: string): string {
   if (rare && /\d\s?[eè]/.test(lower) && /paris|lyon|marseille/.test(lower))
     out = out.replace(ARRONDISSEMENT_FIRST, "$1$3 $2e");
   if (lower.startsWith("f") || lower.startsWith(" ")) out = out.replace(LEADING_COUNTRY, "");
-  if (rare && /fr?\s?-\s?\d/.test(lower)) out = out.replace(COUNTRY_PREFIX, "$1$2");
+  if (rare && /fr?(?:\s?-\s?)?\d/.test(lower)) out = out.replace(COUNTRY_PREFIX, "$1$2");
   out = out.replace(REPEATED_POSTCODE, "$1$2$3");
   if (lower.includes("s/")) {
     out = out
