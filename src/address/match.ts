@@ -8,19 +8,26 @@ import type { BanIndex } from "./index/ban_index.ts";
 import { cityWrittenFirst } from "./match/city_written_first.ts";
 import { checkHouseNumber, type NumberCheck } from "./match/house_number_check.ts";
 import { answer, choosePostcode, DeliveryNames, normalizedAddress, placeOnly } from "./match/output.ts";
-import { cityFromStreet, keepFrenchCity, numberInName, postcodeWrittenAmiss } from "./match/parser_fixups.ts";
-import { PlanCache } from "./match/plan_cache.ts";
+import {
+  cityAlone,
+  cityFromStreet,
+  keepFrenchCity,
+  numberInName,
+  postcodeWrittenAmiss,
+} from "./match/parser_fixups.ts";
+import { PlanCache, type ScopedTier } from "./match/plan_cache.ts";
 import { NEAR_CITY_EDITS } from "./match/fuzzy_budget.ts";
 import {
   everyCommune,
   type Found,
   type HasNumber,
+  anyStreetNamed,
   numberPredicate,
   searchAnywhere,
   searchTiers,
   streetQuery,
 } from "./match/search_order.ts";
-import { exactStreets, type StreetQuery } from "./match/street_search.ts";
+import { exactStreets, type StreetQuery, streetsNamedAs } from "./match/street_search.ts";
 import { countryOfPostcode, isFrance } from "./parse/country.ts";
 import { type ParsedAddress, parseAddress } from "./parse/parse_address.ts";
 import type { Reference } from "./reference/reference.ts";
@@ -92,6 +99,10 @@ export class AddressMatcher {
     return exactStreets(streetQuery(street), scopes).some((h) => h.cost === 0);
   };
 
+  /** True when some indexed street has this name, under any type or none (the parser fix-ups ask it). */
+  readonly #streetNamed = (text: string): boolean =>
+    anyStreetNamed(streetQuery(text), everyCommune(this.#indexes.values()));
+
   #match(input: AddressInput): Omit<AddressVerification, "duration_ms"> {
     // 1. Parse; what the parser cannot settle alone is settled against the reference.
     const p = parseAddress(input);
@@ -100,6 +111,7 @@ export class AddressMatcher {
     if (p.postcode !== null && countryOfPostcode(p.postcode) !== null) return answer(["country_not_covered"], null);
     postcodeWrittenAmiss(p, this.#ref, this.#streetKnown);
     cityWrittenFirst(p, this.#plans, this.#ref, this.#streetKnown);
+    cityAlone(p, this.#ref, this.#streetNamed);
     // "43 rue de Lille" with no locality: a street the index knows whole keeps its last word ("Lille" is a commune
     // too, issue 14); otherwise trailing words that name a commune are read as the city.
     if (!this.#wholeStreetKnown(p)) cityFromStreet(p, this.#ref, this.#streetKnown);
@@ -155,7 +167,11 @@ export class AddressMatcher {
         );
       if ((coverage.uncovered && !coverage.firstCovered) || (plan.anywhere && this.#indexes.size === 0))
         return answer([...reasons, ...unsearched, "postcode_not_covered"], null);
-      if (plan.anywhere) return answer(reasons, null);
+      if (plan.anywhere) {
+        // "rue de Rivoli", in two arrondissements, with no number to choose: the street is real, the number missing.
+        if (num === null && this.#streetKnown(p.street)) reasons.add("missing_house_number");
+        return answer(reasons, null);
+      }
       for (const r of plan.notFound) reasons.add(r);
       reasons.add("street_not_found");
       return answer(reasons, null);
@@ -177,9 +193,22 @@ export class AddressMatcher {
     if (p.postcode !== null && p.postcode !== postcode && !reasons.has("missing_postcode"))
       reasons.add("postcode_corrected");
     if (p.cedexDepartement !== null && p.cedexPostcode !== postcode) reasons.add("postcode_corrected");
+    // "rue de Rivoli, Paris": with no number to tell (none, or one the street does not have), a street of several
+    // communes of the tier has no one postcode.
+    const numberTells = check !== null && check.status !== "out_of_range";
+    if (!numberTells && inSeveralCommunes(found, plan.scoped)) return answer(reasons, null);
     const city = this.#deliveryNames.get(postcode, index.communeCode(street));
     return answer(reasons, normalizedAddress({ found: found.hit, num, check, postcode, city }));
   }
+}
+
+/** Whether the street found has its name, under its type, in another commune of the tier it was found in. */
+function inSeveralCommunes(found: Found, scoped: readonly ScopedTier[]): boolean {
+  const scopes = scoped.find((s) => s.tier === found.tier)?.scopes ?? [];
+  const communes = new Set(
+    streetsNamedAs(found.hit, scopes).map((h) => `${h.index.departement} ${h.index.communeCode(h.street)}`),
+  );
+  return communes.size > 1;
 }
 
 /** The département a CEDEX line or a postcode absent from the nationwide table points to; null otherwise. */

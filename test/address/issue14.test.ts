@@ -1494,6 +1494,115 @@ const PARIS_ROWS: Row[] = [
     reasons: [],
     output: "10 Rue de l'Université, 75007 Paris",
   },
+  // A city alone, or a city and its postcode, is no street: "Paris 75004" was Boulevard du Palais (street_corrected), and
+  // "Paris" alone answered missing_city.
+  {
+    source: "probe: a city alone names the city (was missing_city)",
+    line: "Paris",
+    verdict: "incomplete",
+    reasons: ["missing_street", "missing_postcode"],
+    output: null,
+  },
+  {
+    source: "probe: an arrondissement alone gives its postcode",
+    line: "Paris 4e",
+    verdict: "incomplete",
+    reasons: ["missing_street", "missing_postcode"],
+    output: "75004 Paris",
+  },
+  {
+    source: "probe: a city and its postcode are no street (was Boulevard du Palais)",
+    line: "Paris 75004",
+    verdict: "incomplete",
+    reasons: ["missing_street"],
+    output: "75004 Paris",
+  },
+  {
+    source: "probe: a city and its postcode, comma between (was Boulevard du Palais)",
+    line: "Paris, 75004",
+    verdict: "incomplete",
+    reasons: ["missing_street"],
+    output: "75004 Paris",
+  },
+  {
+    source: "guard: a city the postcode does not serve is a street's name there, its type left out",
+    line: "Lille 75007",
+    verdict: "incomplete",
+    reasons: ["missing_house_number", "missing_city", "street_corrected"],
+    output: "Rue de Lille, 75007 Paris",
+  },
+  {
+    source: "guard: a street of that name somewhere, no postcode: the words stay a street, as before",
+    line: "Saint-Denis",
+    verdict: "incomplete",
+    reasons: ["missing_postcode", "missing_city"],
+    output: null,
+  },
+  // "pte" and "pr" stand for several words: the index says which (was street_not_found).
+  {
+    source: "probe: pte for porte, by the index",
+    line: "10 av de la pte de clichy 75017 paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Avenue de la Porte de Clichy, 75017 Paris",
+  },
+  {
+    source: "probe: pte for pointe, by the index (Avenue de la Porte d'Ivry is an avenue)",
+    line: "10 rue de la pte d'ivry 75013 paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de la Pointe d'Ivry, 75013 Paris",
+  },
+  {
+    source: "probe: pte for porte under the type written",
+    line: "10 av de la pte d'ivry 75013 paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Avenue de la Porte d'Ivry, 75013 Paris",
+  },
+  {
+    source: "probe: pr for professeur, by the index",
+    line: "10 rue du pr gosset 75018 paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue du Professeur Gosset, 75018 Paris",
+  },
+  // A street of several arrondissements with no number: the place is not determined, so no postcode is guessed.
+  {
+    source: "probe: a street in two arrondissements, no number, no place (missing_house_number was left out)",
+    line: "rue de rivoli",
+    verdict: "incomplete",
+    reasons: ["missing_house_number", "missing_postcode", "missing_city"],
+    output: null,
+  },
+  {
+    source: "probe: a street in two arrondissements of the city written, no number (was 75004, a guess)",
+    line: "rue de rivoli paris",
+    verdict: "incomplete",
+    reasons: ["missing_house_number", "missing_postcode"],
+    output: null,
+  },
+  {
+    source: "probe: a number that none of its arrondissements has (was 75004, a guess)",
+    line: "9999 rue de rivoli paris",
+    verdict: "nonexistent",
+    reasons: ["house_number_out_of_range", "missing_postcode"],
+    output: null,
+  },
+  {
+    source: "guard: the arrondissement written decides",
+    line: "rue de rivoli, paris 1er",
+    verdict: "incomplete",
+    reasons: ["missing_house_number", "missing_postcode"],
+    output: "Rue de Rivoli, 75001 Paris",
+  },
+  {
+    source: "guard: a street of one arrondissement, no place written, keeps its postcode",
+    line: "rue de la paix",
+    verdict: "incomplete",
+    reasons: ["missing_house_number", "missing_postcode", "missing_city"],
+    output: "Rue de la Paix, 75002 Paris",
+  },
 ];
 
 describe("issue 14 over the Paris BAN file", { skip: PARIS_SKIP }, () => {

@@ -129,6 +129,24 @@ function readsAsPostcode(written: string, city: string | null, ref: Reference): 
 }
 
 /**
+ * "Paris", "Paris 4e", "Paris 75004": a line with no house number whose street part is a commune's name and nothing
+ * else names the city, not a street ("Paris 75004" was Boulevard du Palais, one slip from Paris). With a postcode,
+ * only a commune the postcode serves ("Saint-Denis 75001" is Rue Saint-Denis, its type left out); without one, only
+ * when no indexed street has that name, under any type or none (`streetNamed`: "Saint-Denis" alone may be the street).
+ */
+export function cityAlone(p: ParsedAddress, ref: Reference, streetNamed: (text: string) => boolean): void {
+  if (p.street === null || p.houseNumber !== null || p.city !== null || p.cedexDepartement !== null) return;
+  const named = ref.citiesNamed(p.street);
+  if (named.length === 0) return;
+  if (p.postcode !== null) {
+    const served = new Set(ref.communesOfPostcode(p.postcode));
+    if (!named.some((m) => m.communes.some((c) => served.has(c)))) return;
+  } else if (streetNamed(p.street)) return;
+  p.city = p.street;
+  p.street = null;
+}
+
+/**
  * "12 rue de Rivoli Paris" with no comma: the last words may be the city. With a postcode ("12 rue de Rivoli Paris
  * 75004"), only a city the postcode serves, and only when the index knows no street by the whole text ("43 rue de
  * Lille 75007" is a street of Paris, not Lille); or a city the postcode does not serve, when the index knows the

@@ -144,6 +144,18 @@ function namedExactlyButType(q: StreetQuery, scopes: readonly CommuneScope[]): b
   return fuzzyStreets(q, scopes, { maxEdits: 0 }).some((h) => h.scores.name === 0);
 }
 
+/** Whether a street of the scopes has the query's name exactly, under its type, another or none, read as written
+ *  too when its type was guessed from a misspelt first word ("Mont Dore" for Rue du Mont Dore), or with the type word as
+ *  the name's first word. A type word alone counts as a street's: it is no name of anything else. */
+export function anyStreetNamed(q: StreetQuery, scopes: readonly CommuneScope[]): boolean {
+  if (q.bareType) return true;
+  for (const reading of [q, q.unguessed, typeWordAsName(q, scopes)]) {
+    if (reading === null) continue;
+    if (exactStreets(reading, scopes).some((h) => h.cost === 0) || namedExactlyButType(reading, scopes)) return true;
+  }
+  return false;
+}
+
 /** fuzzyInTier, and for a query whose type was guessed from a misspelt first word, the query as written too: "Tour des
  *  Dames" is Rue de la Tour des Dames (its type left out), not Cour des Dames; the cheaper winner decides. */
 function fuzzyReadings(
@@ -235,10 +247,53 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
     }
   }
   return (
+    searchAmbiguousAbbreviations(q, scoped, hasNumber) ??
     searchGluedArticles(q, scoped, hasNumber) ??
     searchDoubledLetters(q, scoped, hasNumber) ??
     searchInitials(q, scoped, hasNumber)
   );
+}
+
+/** Words written short that stand for several ("pte": porte, pointe or petite; "pr": professeur or père), so that
+ *  normalize/expand_abbrev.ts leaves them as written. */
+const AMBIGUOUS_ABBREVIATIONS: ReadonlyMap<string, readonly string[]> = new Map([
+  ["pte", ["porte", "pointe", "petite"]],
+  ["pr", ["professeur", "pere"]],
+]);
+
+/** The query with each ambiguous abbreviation of its name spelled out each way ("av de la pte de Clichy": Avenue de
+ *  la Porte de Clichy; "rue de la pte d'Ivry": Rue de la Pointe d'Ivry); the index says which one exists. */
+function ambiguousAbbreviations(q: StreetQuery): StreetQuery[] {
+  if (q.ambiguousAbbreviations !== undefined) return q.ambiguousAbbreviations;
+  let names: string[][] = [[...q.key.nameTokens]];
+  for (const [i, token] of q.key.nameTokens.entries()) {
+    const words = AMBIGUOUS_ABBREVIATIONS.get(token);
+    if (words !== undefined) names = names.flatMap((n) => words.map((w) => n.with(i, w)));
+  }
+  const { type } = q.key;
+  q.ambiguousAbbreviations =
+    names.length === 1
+      ? []
+      : names.map((nameTokens) => {
+          const name = nameTokens.join(" ");
+          return prepareQuery(
+            { key: type === null ? name : `${type} ${name}`, type, name, nameTokens },
+            { nameWords: q.nameWords },
+          );
+        });
+  return q.ambiguousAbbreviations;
+}
+
+/** An ambiguous abbreviation spelled out the one way the index has, exact: an abbreviation read, no slip corrected. */
+function searchAmbiguousAbbreviations(
+  q: StreetQuery,
+  scoped: readonly ScopedTier[],
+  hasNumber: HasNumber,
+): Found | null {
+  const readings = ambiguousAbbreviations(q);
+  if (readings.length === 0) return null;
+  const found = searchEachTier(scoped, hasNumber, (scopes) => readings.flatMap((r) => exactStreets(r, scopes)));
+  return found && { ...found, fuzzy: false };
 }
 
 /** When no spelling of the name was near enough, an article glued to the next word (gluedArticles), exact. Last,

@@ -69,6 +69,8 @@ export interface StreetQuery {
   unguessed: StreetQuery | null;
   /** The readings with a consonant doubled or undoubled, for names too short for any edit; computed on first use. */
   doubledLetters: StreetQuery[] | undefined;
+  /** Cache of search_order.ts's ambiguousAbbreviations. */
+  ambiguousAbbreviations: StreetQuery[] | undefined;
   /** The first word every street found must have, with its space ("faubourg "): set on the reading of a type word as
    *  the name's first word, whose word is spelt as written, so that its fuzzy scan skips every other name. */
   nameHead: Uint8Array | null;
@@ -133,6 +135,7 @@ export function prepareQuery(
     gluedArticles: undefined,
     unguessed: null,
     doubledLetters: undefined,
+    ambiguousAbbreviations: undefined,
     nameHead: nameHead === undefined ? null : asciiBytes(`${nameHead} `),
     key,
     keyBytes,

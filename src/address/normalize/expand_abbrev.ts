@@ -1,6 +1,7 @@
 // Titles, saints and common words written short (docs/address_rules.md §3, BAN adresses-util words.js, addok-fr synonyms).
 // Applied to every word of a street or city, the first one included ("St Germain" has no street type).
-// "pte" (petite, porte, pointe) and "pr" (professeur, père) are ambiguous and left alone.
+// "pte" (petite, porte, pointe) and "pr" (professeur, père) are ambiguous and left alone: the matcher spells them out
+// each way and asks the index (match/search_order.ts, ambiguousAbbreviations).
 
 const WORDS: Readonly<Record<string, string>> = nullProto({
   st: "saint",
