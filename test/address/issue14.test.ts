@@ -1538,6 +1538,35 @@ const PARIS_ROWS: Row[] = [
     reasons: ["missing_postcode", "missing_city"],
     output: null,
   },
+  // Exports that misread UTF-8 as Windows-1252, or lose a letter on the way (were street_not_found).
+  {
+    source: "probe: UTF-8 misread as Windows-1252 (a CSV export)",
+    line: "10 place de la RÃ©publique 75011 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Place de la République, 75011 Paris",
+  },
+  {
+    source: "probe: an apostrophe and a letter misread",
+    line: "10 rue de la ChaussÃ©e dâ€™Antin 75009 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue de la Chaussée d'Antin, 75009 Paris",
+  },
+  {
+    source: "probe: a letter lost as a question mark is one slip",
+    line: "10 Place de la R?publique 75011 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "10 Place de la République, 75011 Paris",
+  },
+  {
+    source: "probe: a letter lost as replacement characters is one slip",
+    line: "10 Place de la R\ufffd\ufffdpublique 75011 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "10 Place de la République, 75011 Paris",
+  },
   // "pte" and "pr" stand for several words: the index says which (was street_not_found).
   {
     source: "probe: pte for porte, by the index",

@@ -474,6 +474,19 @@ test("parseAddress() reads what web forms leave in a text: entities, URL encodin
       line,
     );
   }
+  // UTF-8 misread as Windows-1252 on its way (a spreadsheet, an export), read again; a letter lost as "?" or U+FFFD
+  // inside a word taken out, for the matcher to correct.
+  assert.equal(
+    parseAddress({ line: "10 rue de la ChaussÃ©e dâ€™Antin 75009 Paris" }).street,
+    "rue de la Chaussée d’Antin",
+  );
+  assert.equal(parseAddress({ city: "SÃ¨vres" }).city, "Sèvres");
+  assert.equal(parseAddress({ street: "10 rue Ã  la Mode" }).street, "rue à la Mode");
+  assert.equal(parseAddress({ street: "10 place de la R?publique" }).street, "place de la Rpublique");
+  assert.equal(parseAddress({ street: "10 place de la R\ufffd\ufffdpublique" }).street, "place de la Rpublique");
+  // Text that is no misreading stays as written: letters of other languages, a mark that no reading of UTF-8 gives.
+  assert.equal(parseAddress({ city: "Ã… Ã" }).city, "Ã… Ã");
+  assert.equal(parseAddress({ street: "10 rue São Paulo" }).street, "rue São Paulo");
   // A percent sign that is no encoding, an ampersand that is no entity: the text as written.
   assert.equal(parseAddress({ line: "10 rue X&Y 75007 Paris" }).street, "rue X&Y");
   assert.equal(parseAddress({ city: "L'Haÿ-les-Roses" }).city, "L'Haÿ-les-Roses");
