@@ -335,6 +335,9 @@ test("readHouseNumber() keeps a lone letter as the type when no type follows", (
 test("isFrance() accepts alpha-2, alpha-3 and names in any case", () => {
   for (const v of ["FR", "fr", "FRA", "fra", "France", "FRANCE", "france", "République française", "RE", "Guadeloupe"])
     assert.ok(isFrance(v), v);
+  // ISO numeric, and France's name as the forms of neighbouring countries write it (were country_not_covered).
+  for (const v of ["250", " 250 ", "638", "Frankreich", "Francia", "Frankrijk", "França"]) assert.ok(isFrance(v), v);
+  for (const v of ["276", "056", "Deutschland", "España"]) assert.ok(!isFrance(v), v);
   for (const v of ["DE", "DEU", "Germany", "Allemagne", "BE", "Belgique", "US", "xx"]) assert.ok(!isFrance(v), v);
 });
 

@@ -1,6 +1,6 @@
 // Country of an address: FR is the only country covered (spec). Accepted spellings: ISO alpha-2, alpha-3 or the name,
-// in any case (docs/contract.md §4). The overseas départements have their own ISO codes but are French communes with BAN
-// data, so GP/MQ/GF/RE/YT count as FR here.
+// in any case (docs/contract.md §4), and ISO numeric. The overseas départements have their own ISO codes but are French
+// communes with BAN data, so GP/MQ/GF/RE/YT count as FR here.
 import { foldAccents } from "../normalize/fold_accents.ts";
 
 const FRANCE = new Set([
@@ -29,7 +29,19 @@ const FRANCE = new Set([
   "yt",
   "myt",
   "mayotte",
+  // France's name in the languages of the forms of neighbouring countries: a French address with its country written
+  // by a German or Spanish page ("Frankreich", "Francia") is no foreign one.
+  "francia",
+  "frankreich",
+  "frankrijk",
+  "franca",
+  "frankrike",
+  "frankrig",
+  "francja",
+  "francie",
 ]);
+/** ISO 3166 numeric codes: France, then Guadeloupe, Martinique, French Guiana, Réunion and Mayotte. */
+const FRANCE_NUMERIC = new Set(["250", "312", "474", "254", "638", "175"]);
 
 function fold(text: string): string {
   return foldAccents(text)
@@ -81,7 +93,7 @@ function countryNames(): Map<string, string> {
 
 /** True when a country value designates France (covered); anything else given is not covered. */
 export function isFrance(value: string): boolean {
-  return FRANCE.has(fold(value));
+  return FRANCE.has(fold(value)) || FRANCE_NUMERIC.has(value.trim());
 }
 
 /**
