@@ -1590,6 +1590,13 @@ const PARIS_ROWS: Row[] = [
     output: "10 Avenue de la Porte d'Ivry, 75013 Paris",
   },
   {
+    source: "guard: readings of ambiguous abbreviations are bounded (twenty would make 3^20 of them)",
+    line: `10 rue ${"pte ".repeat(20)}75004 Paris`,
+    verdict: "nonexistent",
+    reasons: ["street_not_found"],
+    output: null,
+  },
+  {
     source: "probe: pr for professeur, by the index",
     line: "10 rue du pr gosset 75018 paris",
     verdict: "deliverable",

@@ -261,6 +261,9 @@ const AMBIGUOUS_ABBREVIATIONS: ReadonlyMap<string, readonly string[]> = new Map(
   ["pr", ["professeur", "pere"]],
 ]);
 
+/** Two ambiguous abbreviations in one name, at most three ways each. */
+const MAX_ABBREVIATION_READINGS = 9;
+
 /** The query with each ambiguous abbreviation of its name spelled out each way ("av de la pte de Clichy": Avenue de
  *  la Porte de Clichy; "rue de la pte d'Ivry": Rue de la Pointe d'Ivry); the index says which one exists. */
 function ambiguousAbbreviations(q: StreetQuery): StreetQuery[] {
@@ -269,10 +272,15 @@ function ambiguousAbbreviations(q: StreetQuery): StreetQuery[] {
   for (const [i, token] of q.key.nameTokens.entries()) {
     const words = AMBIGUOUS_ABBREVIATIONS.get(token);
     if (words !== undefined) names = names.flatMap((n) => words.map((w) => n.with(i, w)));
+    // Readings multiply with each such word: a name has one or two, a hostile line dozens.
+    if (names.length > MAX_ABBREVIATION_READINGS) {
+      names = [];
+      break;
+    }
   }
   const { type } = q.key;
   q.ambiguousAbbreviations =
-    names.length === 1
+    names.length <= 1
       ? []
       : names.map((nameTokens) => {
           const name = nameTokens.join(" ");
