@@ -144,14 +144,18 @@ function namedExactlyButType(q: StreetQuery, scopes: readonly CommuneScope[]): b
   return fuzzyStreets(q, scopes, { maxEdits: 0 }).some((h) => h.scores.name === 0);
 }
 
-/** Whether a street of the scopes has the query's name exactly, under its type, another or none, read as written
- *  too when its type was guessed from a misspelt first word ("Mont Dore" for Rue du Mont Dore), or with the type word as
- *  the name's first word. A type word alone counts as a street's: it is no name of anything else. */
+/** Whether some street of the scopes' indexes, in any commune, has the query's name exactly under any type or none
+ *  (one probe of each index's name table), read as written too when its type was guessed from a misspelt first word
+ *  ("Mont Dore" for Rue du Mont Dore), or with the type word as the name's first word. A type word alone counts as a
+ *  street's: it is no name of anything else. */
 export function anyStreetNamed(q: StreetQuery, scopes: readonly CommuneScope[]): boolean {
   if (q.bareType) return true;
+  const indexes = new Set(scopes.map((s) => s.index));
+  const ids: number[] = [];
   for (const reading of [q, q.unguessed, typeWordAsName(q, scopes)]) {
-    if (reading === null) continue;
-    if (exactStreets(reading, scopes).some((h) => h.cost === 0) || namedExactlyButType(reading, scopes)) return true;
+    if (reading === null || reading.nameBytes.length === 0) continue;
+    for (const index of indexes) index.byName(reading.nameBytes, ids);
+    if (ids.length > 0) return true;
   }
   return false;
 }
