@@ -11,6 +11,7 @@ import { answer, choosePostcode, DeliveryNames, normalizedAddress, placeOnly } f
 import {
   cityAlone,
   cityFromStreet,
+  cityWithoutAdditions,
   keepFrenchCity,
   numberInName,
   postcodeWrittenAmiss,
@@ -109,6 +110,7 @@ export class AddressMatcher {
     if (p.country !== null && p.countryFrom !== null) keepFrenchCity(p, this.#ref);
     if (p.country !== null && !isFrance(p.country)) return answer(["country_not_covered"], null);
     if (p.postcode !== null && countryOfPostcode(p.postcode) !== null) return answer(["country_not_covered"], null);
+    cityWithoutAdditions(p, this.#ref);
     postcodeWrittenAmiss(p, this.#ref, this.#streetKnown);
     cityWrittenFirst(p, this.#plans, this.#ref, this.#streetKnown);
     cityAlone(p, this.#ref, this.#streetNamed);

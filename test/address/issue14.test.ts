@@ -1538,6 +1538,43 @@ const PARIS_ROWS: Row[] = [
     reasons: ["missing_postcode", "missing_city"],
     output: null,
   },
+  // What people add after the city (were city_corrected, the city written being right).
+  {
+    source: "probe: the region after the city",
+    line: "12 rue de rivoli 75004 paris idf",
+    verdict: "deliverable",
+    reasons: [],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: the region in full in the city field",
+    line: "12 rue de rivoli, 75004, Paris Île-de-France",
+    fields: { street: "12 rue de rivoli", postcode: "75004", city: "Paris Île-de-France" },
+    verdict: "deliverable",
+    reasons: [],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: the postcode's département number after the city",
+    line: "12 rue de rivoli 75004 paris 75",
+    verdict: "deliverable",
+    reasons: [],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: the locality written twice",
+    line: "12 rue de rivoli 75004 paris 75004 paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "guard: an arrondissement after the city is no département: Paris 13 for a street of the 4th",
+    line: "12 rue de rivoli 75004 paris 13",
+    verdict: "corrected",
+    reasons: ["city_corrected"],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
   // Exports that misread UTF-8 as Windows-1252, or lose a letter on the way (were street_not_found).
   {
     source: "probe: UTF-8 misread as Windows-1252 (a CSV export)",

@@ -2,6 +2,7 @@
 // whether a run of words names a French city. Each one edits the parsed address in place.
 import { stringDistance } from "../../text/edit_distance.ts";
 import { departementOfInsee } from "../index/departement.ts";
+import { foldAccents } from "../normalize/fold_accents.ts";
 import { readTrailingHouseNumber } from "../parse/house_number.ts";
 import { comparablePostcode, foldSuffix, type ParsedAddress, withoutTrailingUnits } from "../parse/parse_address.ts";
 import type { CityMatch, Reference } from "../reference/reference.ts";
@@ -126,6 +127,38 @@ function readsAsPostcode(written: string, city: string | null, ref: Reference): 
   if (city === null) return false;
   const communes = ref.citiesNamed(city).flatMap((m) => m.communes);
   return communes.some((c) => ref.postcodesOf(c).some((pc) => stringDistance(written, pc, 1) <= 1));
+}
+
+// What people add after a city that is no part of its name: the region ("Paris IDF", "Lyon, Auvergne-Rhône-Alpes"
+// as one field), the département's number ("Paris 75"), or the city written twice ("75004 Paris 75004 Paris").
+const REGION_AFTER_CITY =
+  /\s+(?:ile de france|idf|provence alpes cote d azur|paca|auvergne rhone alpes|ara|bourgogne franche comte|bfc|bretagne|centre val de loire|cvl|corse|grand est|hauts de france|hdf|normandie|nouvelle aquitaine|occitanie|pays de la loire|pdl)$/;
+const NUMBER_AFTER_CITY = /\s+(\d{2,3}|2a|2b)$/;
+
+/** "Paris IDF", "Paris 75", "Paris Paris": a city that names no commune as written, but does without what follows it
+ *  (city_corrected was answered for the very city written). The département's number only when it is the postcode's. */
+export function cityWithoutAdditions(p: ParsedAddress, ref: Reference): void {
+  if (p.city === null || ref.citiesNamed(p.city).length > 0) return;
+  const folded = foldAccents(p.city)
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, " ")
+    .trim();
+  const words = folded.split(" ");
+  const half = words.length / 2;
+  const twice = Number.isInteger(half) && words.slice(0, half).join(" ") === words.slice(half).join(" ");
+  let rest = twice ? words.slice(0, half).join(" ") : folded.replace(REGION_AFTER_CITY, "");
+  const number = NUMBER_AFTER_CITY.exec(rest)?.[1];
+  if (number !== undefined && p.postcode !== null && departementOfPostcode(p.postcode) === number) {
+    rest = rest.slice(0, -number.length).trim();
+  }
+  if (rest !== folded && rest !== "" && ref.citiesNamed(rest).length > 0) p.city = rest;
+}
+
+/** The département a postcode is in, as people write its number ("75", "2a" for 20000-20199, "971"). */
+function departementOfPostcode(postcode: string): string {
+  if (postcode.startsWith("97")) return postcode.slice(0, 3);
+  if (postcode.startsWith("20")) return Number(postcode) < 20200 ? "2a" : "2b";
+  return postcode.slice(0, 2);
 }
 
 /**
