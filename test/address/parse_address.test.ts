@@ -247,6 +247,10 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
   [{ line: "12 rue de Rivoli F-75004 Paris" }, { postcode: "75004", city: "Paris", street: "rue de Rivoli" }],
   [{ line: "12 rue de Rivoli FR-75004 Paris" }, { postcode: "75004", street: "rue de Rivoli" }],
   [{ line: "12 rue de Rivoli F75004 Paris" }, { postcode: "75004", city: "Paris", street: "rue de Rivoli" }],
+  [{ line: "12 rue de Rivoli 75.004 Paris" }, { postcode: "75004", city: "Paris", street: "rue de Rivoli" }],
+  [{ line: "12 rue de Rivoli 75-004 Paris" }, { postcode: "75004", city: "Paris", street: "rue de Rivoli" }],
+  [{ line: "12 rue de Rivoli, Paris4" }, { postcode: null, city: "Paris 4", street: "rue de Rivoli" }],
+  [{ line: "12 rue de Rivoli, paris04e" }, { postcode: null, city: "paris 04e", street: "rue de Rivoli" }],
   [{ line: "France, 75004 Paris, 12 rue de Rivoli" }, { postcode: "75004", street: "rue de Rivoli" }],
   [{ line: "12 avenue de France 75013 Paris" }, { street: "avenue de France", postcode: "75013" }],
   // A suffix after a hyphen or a dot, a hyphen between the number and the street.

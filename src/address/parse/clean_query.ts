@@ -42,6 +42,10 @@ const DOOR_CODE =
 // "12 rue de Rivoli 4e arrondissement Paris", "… - 4ème - Paris": the arrondissement before its city, written after it.
 const ARRONDISSEMENT_FIRST =
   /(^|[\s,-])(\d{1,2})\s?(?:e|er|ère|ème|eme|ième|ieme)(?:\s+arr(?:ondissement|\.)?)?[\s,-]+(paris|lyon|marseille)(?=[\s,]|$)/gi;
+// "75.004", "75-004": a postcode split after its département as a thousands separator would split it.
+const SPLIT_POSTCODE = /(^|[\s,])(\d{2})[.-](\d{3})(?=[\s,]|$)/g;
+// "Paris4", "paris04", "Lyon2e": the arrondissement glued to its city.
+const GLUED_ARRONDISSEMENT = /(^|[\s,])(paris|lyon|marseille)(\d{1,2}(?:e|er|ème|eme|ième|ieme)?)(?=[\s,]|$)/gi;
 // "F-75004 Paris", "FR-75004", "F75004": the country's letters before the postcode, as European business mail writes it.
 const COUNTRY_PREFIX = /(^|[\s,])fr?(?:\s?-\s?)?(\d{5})(?=[\s,]|$)/gi;
 // "France, 75004 Paris, 12 rue de Rivoli": the country first, in its own segment.
@@ -102,6 +106,8 @@ export function cleanQuery(text: string): string {
   if (lower.startsWith("f") || lower.startsWith(" ")) out = out.replace(LEADING_COUNTRY, "");
   if (rare && /fr?(?:\s?-\s?)?\d/.test(lower)) out = out.replace(COUNTRY_PREFIX, "$1$2");
   out = out.replace(REPEATED_POSTCODE, "$1$2$3");
+  if (/\d\d[.-]\d{3}/.test(lower)) out = out.replace(SPLIT_POSTCODE, "$1$2$3");
+  if (/(?:paris|lyon|marseille)\d/.test(lower)) out = out.replace(GLUED_ARRONDISSEMENT, "$1$2 $3");
   if (lower.includes("s/")) {
     out = out
       .replace(SOUS, (_m, pre: string) => `${pre === "-" ? " " : pre}sous `)
