@@ -1538,6 +1538,30 @@ const PARIS_ROWS: Row[] = [
     reasons: ["missing_postcode", "missing_city"],
     output: null,
   },
+  // A name under four letters is reached by no edit, as a query of that length corrects none ("test" was Rue de l'Est,
+  // 75020, a junk value answered as a street of another arrondissement).
+  {
+    source: "probe: a junk street value is no slip of a three-letter name",
+    line: "test, 75004 Paris",
+    fields: { street: "test", postcode: "75004", city: "Paris" },
+    verdict: "nonexistent",
+    reasons: ["street_not_found"],
+    output: null,
+  },
+  {
+    source: "guard: an elided article glued to a short name is taken apart",
+    line: "10 rue de lest 75020 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "10 Rue de l'Est, 75020 Paris",
+  },
+  {
+    source: "guard: a stray word before a short name is dropped, the name itself exact",
+    line: "46 Rue dhe la Py, 75020 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "46 Rue de la Py, 75020 Paris",
+  },
   // What people add after the city (were city_corrected, the city written being right).
   {
     source: "probe: the region after the city",

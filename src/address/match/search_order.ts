@@ -253,6 +253,7 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
   return (
     searchAmbiguousAbbreviations(q, scoped, hasNumber) ??
     searchGluedArticles(q, scoped, hasNumber) ??
+    searchReadings(elidedArticles(q), scoped, hasNumber) ??
     searchDoubledLetters(q, scoped, hasNumber) ??
     searchInitials(q, scoped, hasNumber)
   );
@@ -314,6 +315,32 @@ function searchAmbiguousAbbreviations(
 function searchGluedArticles(q: StreetQuery, scoped: readonly ScopedTier[], hasNumber: HasNumber): Found | null {
   return searchReadings(gluedArticles(q), scoped, hasNumber);
 }
+
+/** A word that begins with l or d and a vowel. */
+const ELIDED_START = /^[ld][aeiouyh]/;
+
+/**
+ * The query with an elided article glued to the next word taken apart ("rue de lEst", "rue de lest": Rue de l'Est),
+ * each such word once, for names whose rest is too short for any edit to reach (street_search.ts reaches no name
+ * under four letters by an edit). Exact, tried last; a slip of the apostrophe, so `street_corrected`.
+ */
+function elidedArticles(q: StreetQuery): StreetQuery[] {
+  if (q.elidedArticles !== undefined) return q.elidedArticles;
+  const out: StreetQuery[] = [];
+  const { nameTokens, type } = q.key;
+  for (const [i, token] of nameTokens.entries()) {
+    if (!ELIDED_START.test(token) || token.length > MAX_ELIDED_WORD) continue;
+    const tokens = nameTokens.with(i, token.slice(1));
+    const name = tokens.join(" ");
+    const key = type === null ? name : `${type} ${name}`;
+    out.push(prepareQuery({ key, type, name, nameTokens: tokens }, { nameWords: q.nameWords }));
+  }
+  q.elidedArticles = out;
+  return out;
+}
+
+/** The longest word taken apart by elidedArticles: its rest, three letters, is what no edit reaches. */
+const MAX_ELIDED_WORD = 4;
 
 /** A consonant doubled or undoubled in a name too short for any edit (doubledLetters), exact; `street_corrected`. */
 function searchDoubledLetters(q: StreetQuery, scoped: readonly ScopedTier[], hasNumber: HasNumber): Found | null {

@@ -69,6 +69,8 @@ export interface StreetQuery {
   unguessed: StreetQuery | null;
   /** The readings with a consonant doubled or undoubled, for names too short for any edit; computed on first use. */
   doubledLetters: StreetQuery[] | undefined;
+  /** Cache of search_order.ts's elidedArticles. */
+  elidedArticles: StreetQuery[] | undefined;
   /** Cache of search_order.ts's ambiguousAbbreviations. */
   ambiguousAbbreviations: StreetQuery[] | undefined;
   /** The first word every street found must have, with its space ("faubourg "): set on the reading of a type word as
@@ -136,6 +138,7 @@ export function prepareQuery(
     unguessed: null,
     doubledLetters: undefined,
     ambiguousAbbreviations: undefined,
+    elidedArticles: undefined,
     nameHead: nameHead === undefined ? null : asciiBytes(`${nameHead} `),
     key,
     keyBytes,
@@ -297,6 +300,9 @@ export function fuzzyStreets(
             max,
           });
         }
+        // A name too short for any edit as a query is too short to be reached by one: "test" is not Rue de l'Est.
+        const tooShortForEdits = maxEdits(nLen) === 0;
+        if (name > 0 && tooShortForEdits) name = max + 1;
         // Without the stray article: only worth it when the name is further than dropping the word costs.
         if (name > DROPPED_WORD_COST && alt !== null && Math.abs(nLen - alt.length) <= max - DROPPED_WORD_COST) {
           const range = {
@@ -306,11 +312,12 @@ export function fuzzyStreets(
             bEnd: nStart + nLen,
             max: max - DROPPED_WORD_COST,
           };
-          const d = boundedDistance(alt, blob, range) + DROPPED_WORD_COST;
-          if (d < name) name = d;
+          const edits = boundedDistance(alt, blob, range);
+          if (edits < name - DROPPED_WORD_COST && !(edits > 0 && tooShortForEdits)) name = edits + DROPPED_WORD_COST;
         }
         // Several edits must be spread like typos, not replace a word: "Général Pilon" is not "Général Niox".
         if (name > MIN_WORD_EDITS && name <= max && !typoShaped(q.key.name, latin1(blob, nStart, nLen))) name = max + 1;
+
         if (name > max) continue;
         pushHit(out, { q, index, street: s, name, max });
       }
