@@ -283,17 +283,7 @@ function ambiguousAbbreviations(q: StreetQuery): StreetQuery[] {
       break;
     }
   }
-  const { type } = q.key;
-  q.ambiguousAbbreviations =
-    names.length <= 1
-      ? []
-      : names.map((nameTokens) => {
-          const name = nameTokens.join(" ");
-          return prepareQuery(
-            { key: type === null ? name : `${type} ${name}`, type, name, nameTokens },
-            { nameWords: q.nameWords },
-          );
-        });
+  q.ambiguousAbbreviations = names.length <= 1 ? [] : names.map((nameTokens) => readingOf(q, nameTokens));
   return q.ambiguousAbbreviations;
 }
 
@@ -327,13 +317,10 @@ const ELIDED_START = /^[ld][aeiouyh]/;
 function elidedArticles(q: StreetQuery): StreetQuery[] {
   if (q.elidedArticles !== undefined) return q.elidedArticles;
   const out: StreetQuery[] = [];
-  const { nameTokens, type } = q.key;
+  const { nameTokens } = q.key;
   for (const [i, token] of nameTokens.entries()) {
-    if (!ELIDED_START.test(token) || token.length > MAX_ELIDED_WORD) continue;
-    const tokens = nameTokens.with(i, token.slice(1));
-    const name = tokens.join(" ");
-    const key = type === null ? name : `${type} ${name}`;
-    out.push(prepareQuery({ key, type, name, nameTokens: tokens }, { nameWords: q.nameWords }));
+    if (ELIDED_START.test(token) && token.length <= MAX_ELIDED_WORD)
+      out.push(readingOf(q, nameTokens.with(i, token.slice(1))));
   }
   q.elidedArticles = out;
   return out;
@@ -345,6 +332,16 @@ const MAX_ELIDED_WORD = 4;
 /** A consonant doubled or undoubled in a name too short for any edit (doubledLetters), exact; `street_corrected`. */
 function searchDoubledLetters(q: StreetQuery, scoped: readonly ScopedTier[], hasNumber: HasNumber): Found | null {
   return searchReadings(doubledLetters(q), scoped, hasNumber);
+}
+
+/** Another reading of the query: its type, these words of the name; judged as the query was written (nameWords). */
+function readingOf(q: StreetQuery, nameTokens: string[]): StreetQuery {
+  const { type } = q.key;
+  const name = nameTokens.join(" ");
+  return prepareQuery(
+    { key: type === null ? name : `${type} ${name}`, type, name, nameTokens },
+    { nameWords: q.nameWords },
+  );
 }
 
 /** Other readings of the query, each looked up exactly, tier by tier (searchEachTier); null when there are none. */
@@ -363,7 +360,7 @@ const CONSONANT = /[bcdfglmnprst]/;
 function doubledLetters(q: StreetQuery): StreetQuery[] {
   if (q.doubledLetters !== undefined) return q.doubledLetters;
   const out: StreetQuery[] = [];
-  const { name, type } = q.key;
+  const { name } = q.key;
   if (q.maxEdits === 0 && !q.bareType && name !== "") {
     const spellings = new Set<string>();
     for (let i = 0; i < name.length; i++) {
@@ -371,12 +368,7 @@ function doubledLetters(q: StreetQuery): StreetQuery[] {
       if (name[i + 1] === name[i]) spellings.add(name.slice(0, i) + name.slice(i + 1));
       else if (name[i - 1] !== name[i]) spellings.add(name.slice(0, i + 1) + name.slice(i));
     }
-    for (const spelling of spellings) {
-      const key = type === null ? spelling : `${type} ${spelling}`;
-      out.push(
-        prepareQuery({ key, type, name: spelling, nameTokens: spelling.split(" ") }, { nameWords: q.nameWords }),
-      );
-    }
+    for (const spelling of spellings) out.push(readingOf(q, spelling.split(" ")));
   }
   q.doubledLetters = out;
   return out;
