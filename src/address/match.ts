@@ -11,6 +11,7 @@ import { answer, choosePostcode, DeliveryNames, normalizedAddress, placeOnly } f
 import {
   cityAlone,
   cityFromStreet,
+  cityRepeatedInStreet,
   cityWithoutAdditions,
   keepFrenchCity,
   numberInName,
@@ -117,6 +118,7 @@ export class AddressMatcher {
     // "43 rue de Lille" with no locality: a street the index knows whole keeps its last word ("Lille" is a commune
     // too, issue 14); otherwise trailing words that name a commune are read as the city.
     if (!this.#wholeStreetKnown(p)) cityFromStreet(p, this.#ref, this.#streetKnown);
+    cityRepeatedInStreet(p, this.#ref, this.#streetKnown);
 
     // 2. The place: where to look for the street, and whether those communes are indexed.
     const plan = this.#plans.get(p);

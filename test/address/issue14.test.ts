@@ -1562,6 +1562,28 @@ const PARIS_ROWS: Row[] = [
     reasons: ["street_corrected"],
     output: "46 Rue de la Py, 75020 Paris",
   },
+  // An initial that is also a word the key drops ("A." as "à", "L." as "l'"): its period says it is an initial.
+  {
+    source: "probe: the initial A. read as à left Avenue de France, 13th, without the number",
+    line: "5 avenue A. France 75007 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "5 Avenue Anatole France, 75007 Paris",
+  },
+  {
+    source: "probe: the initial A. of a street whose last word no left-out rule reaches",
+    line: "5 rue A. Comte 75006 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "5 Rue Auguste Comte, 75006 Paris",
+  },
+  {
+    source: "guard: a lone a without its period stays the word the key drops",
+    line: "5 rue a Comte 75006 Paris",
+    verdict: "nonexistent",
+    reasons: ["street_not_found"],
+    output: null,
+  },
   // What people add after the city (were city_corrected, the city written being right).
   {
     source: "probe: the region after the city",
@@ -1962,6 +1984,31 @@ const SMALL_WORD_ROWS: Row[] = [
     reasons: ["missing_postcode", "missing_city"],
     output: "1 Rue Victor Hugo, 90200 Giromagny",
   },
+  // The city at the end of the street as well as in its own field: the street's last words are the city's, unless a
+  // street has the whole text.
+  {
+    source: "probe: the city typed in the street field too (was street_not_found)",
+    line: "1 rue Victor Hugo Giromagny, 90200 Giromagny",
+    fields: { street: "1 rue Victor Hugo Giromagny", postcode: "90200", city: "Giromagny" },
+    verdict: "deliverable",
+    reasons: [],
+    output: "1 Rue Victor Hugo, 90200 Giromagny",
+  },
+  {
+    source: "probe: the city twice in a line, without the postcode (was street_not_found)",
+    line: "1 rue Victor Hugo Giromagny, Giromagny",
+    verdict: "incomplete",
+    reasons: ["missing_postcode"],
+    output: "1 Rue Victor Hugo, 90200 Giromagny",
+  },
+  {
+    source: "guard: a street named after its own commune keeps its last word",
+    line: "1 Rue de Giromagny, 90200 Giromagny",
+    fields: { street: "1 Rue de Giromagny", postcode: "90200", city: "Giromagny" },
+    verdict: "deliverable",
+    reasons: [],
+    output: "1 Rue de Giromagny, 90200 Giromagny",
+  },
 ];
 
 const GIROMAGNY = { lat: 47.7, lon: 6.8 };
@@ -1984,6 +2031,7 @@ describe("issue 14: small words and coverage over a written index (Giromagny, 90
           ...streetRows("Rue Victor Hugo", [1], at, GIROMAGNY),
           ...streetRows("Rue Jean Moulin", [1, 2], at, GIROMAGNY),
           ...streetRows("Rue Jules Moulin", [2, 5], at, GIROMAGNY),
+          ...streetRows("Rue de Giromagny", [1], at, GIROMAGNY),
         ]),
       ],
     });

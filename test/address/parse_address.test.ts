@@ -61,6 +61,12 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
   [{ line: "12 rue de Rivoli, Bât B, 75001 Paris" }, { street: "rue de Rivoli", postcode: "75001" }],
   [{ line: "3 rue de Rivoli appartement 12 75001 Paris" }, { houseNumber: "3", street: "rue de Rivoli" }],
   [{ line: "3 rue de Rivoli bât. C esc 2 75001 Paris" }, { houseNumber: "3", street: "rue de Rivoli" }],
+  // The unit's number glued to its word (was the street's: street_not_found).
+  [{ line: "3 rue de Rivoli appt12 75001 Paris" }, { houseNumber: "3", street: "rue de Rivoli" }],
+  [
+    { street: "5 avenue Anatole France bat2", postcode: "75007", city: "Paris" },
+    { houseNumber: "5", street: "avenue Anatole France" },
+  ],
   // A floor told by its side, without the word étage, the ground floor, the back of a courtyard; a bare ordinal stays.
   [{ line: "10 rue de la Paix 3e gauche 75002 Paris" }, { houseNumber: "10", street: "rue de la Paix" }],
   [{ line: "10 rue de la Paix 1er dr 75002 Paris" }, { houseNumber: "10", street: "rue de la Paix" }],

@@ -2,6 +2,7 @@
 // them whole, and no edit budget reaches "victor" from "v". When neither the exact nor the fuzzy search finds the
 // street, a street of the same type whose other words are the query's, and whose given names begin with its initials,
 // is the street, when it is the only such name in the tier (clearWinner, with the house number as tie-breaker).
+import { foldAccents } from "../normalize/fold_accents.ts";
 import { EDIT_COST } from "./fuzzy_budget.ts";
 import type { CommuneScope, StreetHit, StreetQuery } from "./street_search.ts";
 
@@ -14,8 +15,25 @@ function isInitials(word: string): boolean {
  *  for given names, before a name written whole: a last word is never read as one ("Place Athanase D.B." is not
  *  Place Athanase Bassinet). */
 export function initialsOf(q: StreetQuery): string[] | null {
-  const words = q.key.name.split(" ");
+  const words = withWrittenInitials(q.key.name.split(" "), q.written);
   return words.some(isInitials) && !isInitials(words.at(-1)!) ? words : null;
+}
+
+/** A one-letter word the key drops (stop_words.ts) and its period, then the word after it: "A. France". */
+const DROPPED_LETTER_WITH_PERIOD = /(?:^|[^a-z])([adl])\.[\s-]*([a-z]+)/g;
+
+/**
+ * The name's words with the initials written with a period put back where the key dropped them as words: the key
+ * reads "a" as "à", "l" and "d" as elided articles ("avenue A. France" has the key "avenue france"). The period says
+ * it is an initial; the letter goes before the word that follows it.
+ */
+function withWrittenInitials(words: string[], written: string): string[] {
+  const out = [...words];
+  for (const [, letter, next] of foldAccents(written).toLowerCase().matchAll(DROPPED_LETTER_WITH_PERIOD)) {
+    const at = out.indexOf(next!);
+    if (at >= 0 && out[at - 1] !== letter) out.splice(at, 0, letter!);
+  }
+  return out;
 }
 
 /**

@@ -3,6 +3,8 @@
 import { stringDistance } from "../../text/edit_distance.ts";
 import { departementOfInsee } from "../index/departement.ts";
 import { foldAccents } from "../normalize/fold_accents.ts";
+import { STOP_WORDS } from "../normalize/stop_words.ts";
+import { tokenize } from "../normalize/tokenize.ts";
 import { readTrailingHouseNumber } from "../parse/house_number.ts";
 import { comparablePostcode, foldSuffix, type ParsedAddress, withoutTrailingUnits } from "../parse/parse_address.ts";
 import type { CityMatch, Reference } from "../reference/reference.ts";
@@ -211,10 +213,46 @@ export function cityFromStreet(p: ParsedAddress, ref: Reference, streetKnown: St
   const beforeFrance = FRANCE_LAST.exec(whole)?.[1];
   const end = (beforeFrance === undefined ? null : atEnd(beforeFrance)) ?? atEnd(whole);
   if (end === null) return;
-  ({ street: p.street, city: p.city } = end);
-  // "10 Rue de Rivoli Apt 5B Paris": the units the city hid from the parser go.
-  p.street = withoutTrailingUnits(p.street);
-  // "Boulevard Saint-Martin 20 Paris": the number the city hid from the parser is the house number.
+  p.city = end.city;
+  streetBeforeCity(p, end.street);
+}
+
+/**
+ * "5 rue de la Roquette Paris" in the street field and Paris in the city field (or a line that writes the city twice,
+ * "5 rue de la Roquette Paris, 75011 Paris"): the last words of the street name the city written, and are the city's,
+ * unless they end a name ("… de Paris": a word the key drops stands before them) or some commune has a street by the
+ * whole text.
+ */
+export function cityRepeatedInStreet(p: ParsedAddress, ref: Reference, streetKnown: StreetKnown): void {
+  if (p.city === null || p.street === null) return;
+  // Most lines have none of the city's words at the street's end: they are told apart before any lookup.
+  const cityWords = new Set(tokenize(p.city).filter((w) => !STOP_WORDS.has(w)));
+  if (
+    !tokenize(p.street)
+      .slice(-MAX_CITY_WORDS)
+      .some((w) => cityWords.has(w))
+  )
+    return;
+  const written = new Set(ref.citiesNamed(p.city).flatMap((m) => m.communes));
+  if (written.size === 0) return;
+  const whole = p.street;
+  const end = cityAtEnd(
+    whole,
+    ref,
+    (named, rest) =>
+      named.some((m) => m.communes.some((c) => written.has(c))) &&
+      !STOP_WORDS.has(tokenize(rest).at(-1) ?? "") &&
+      !STOP_WORDS.has(tokenize(whole.slice(rest.length))[0] ?? "") &&
+      !streetKnown(whole),
+  );
+  if (end !== null) streetBeforeCity(p, end.street);
+}
+
+/** The street once the city is taken off its end, and what the city hid from the parser there. */
+function streetBeforeCity(p: ParsedAddress, street: string): void {
+  // "10 Rue de Rivoli Apt 5B Paris": the units go.
+  p.street = withoutTrailingUnits(street);
+  // "Boulevard Saint-Martin 20 Paris": the number is the house number.
   const trailing = p.houseNumber === null ? readTrailingHouseNumber(p.street) : null;
   if (trailing !== null) {
     p.houseNumber = trailing.number;

@@ -205,7 +205,10 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
       const more = exactInTier(q, other.scopes).filter((h) => h.cost === hit.cost && hasNumber(h));
       if (more.length > 0) return { hit: more[0]!, tier: other.tier, fuzzy: false };
     }
-    return fallback;
+    // A reading of the last resort that has the number, over a name without it: "5 avenue A. France 75007" is Avenue
+    // Anatole France (an initial), not Avenue de France in the 13th ("a" read as "à"), which has no number 5.
+    const read = searchLastResort(q, scoped, hasNumber);
+    return read !== null && hasNumber(read.hit) ? read : fallback;
   }
   // Then, tier by tier, the same name under another (or no) street type and typos, ranked by cost.
   for (const [i, { tier, scopes }] of scoped.entries()) {
@@ -250,6 +253,11 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
       return { hit, tier, fuzzy: hit.scores.name > 0 };
     }
   }
+  return searchLastResort(q, scoped, hasNumber);
+}
+
+/** The readings of a query tried when no spelling of its name was near enough, in this order. */
+function searchLastResort(q: StreetQuery, scoped: readonly ScopedTier[], hasNumber: HasNumber): Found | null {
   return (
     searchAmbiguousAbbreviations(q, scoped, hasNumber) ??
     searchGluedArticles(q, scoped, hasNumber) ??

@@ -308,9 +308,10 @@ function numberAfterFirstWords(street: string): CityFirst | null {
   return { city: cleanPart(words[1]!), street: hn.rest, houseNumber: hn.number, suffix: foldSuffix(hn.suffix) };
 }
 
-// The same inside the street segment, at its end: "rue X appartement 12", "rue X bât. C esc 2", "rue X 3e gauche".
+// The same inside the street segment, at its end: "rue X appartement 12", "rue X bât. C esc 2", "rue X 3e gauche",
+// the number glued to its word too ("rue X apt12").
 const TRAILING_UNIT = new RegExp(
-  `\\s+(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|etg|ch|chambre)(?=[\\s.])\\.?\\s*(?:n°\\s*)?[\\w-]{1,5}|porte\\s*(?:n°\\s*)?\\d{1,4}[a-z]?|porte\\s+(?:gauche|droite|g|d|face)|${FLOOR_OR_COURTYARD}|${DWELLING}|${ENGLISH_UNIT})$`,
+  `\\s+(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|etg|ch|chambre)(?=[\\s.\\d])\\.?\\s*(?:n°\\s*)?[\\w-]{1,5}|porte\\s*(?:n°\\s*)?\\d{1,4}[a-z]?|porte\\s+(?:gauche|droite|g|d|face)|${FLOOR_OR_COURTYARD}|${DWELLING}|${ENGLISH_UNIT})$`,
   "i",
 );
 
