@@ -1584,6 +1584,13 @@ const PARIS_ROWS: Row[] = [
     reasons: ["street_not_found"],
     output: null,
   },
+  {
+    source: "probe: Voie D/19 and Voie De/19 share a key (was Voie De/19, deliverable)",
+    line: "1 Voie D/19, 75019 Paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "1 Voie D/19, 75019 Paris",
+  },
   // What people add after the city (were city_corrected, the city written being right).
   {
     source: "probe: the region after the city",
@@ -2001,6 +2008,28 @@ const SMALL_WORD_ROWS: Row[] = [
     reasons: ["missing_postcode"],
     output: "1 Rue Victor Hugo, 90200 Giromagny",
   },
+  // Streets of one commune whose keys are one (the key drops "de"): the words written tell them apart.
+  {
+    source: "probe: two streets under one key, the one written without de",
+    line: "1 Chemin la Croix, 90200 Giromagny",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Chemin la Croix",
+  },
+  {
+    source: "probe: two streets under one key, the one written with de",
+    line: "1 Chemin de la Croix, 90200 Giromagny",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Chemin de la Croix",
+  },
+  {
+    source: "guard: a street abbreviated, its articles as written",
+    line: "1 ch. de la Croix, 90200 Giromagny",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Chemin de la Croix",
+  },
   {
     source: "guard: a street named after its own commune keeps its last word",
     line: "1 Rue de Giromagny, 90200 Giromagny",
@@ -2032,6 +2061,8 @@ describe("issue 14: small words and coverage over a written index (Giromagny, 90
           ...streetRows("Rue Jean Moulin", [1, 2], at, GIROMAGNY),
           ...streetRows("Rue Jules Moulin", [2, 5], at, GIROMAGNY),
           ...streetRows("Rue de Giromagny", [1], at, GIROMAGNY),
+          ...streetRows("Chemin la Croix", [1], at, GIROMAGNY),
+          ...streetRows("Chemin de la Croix", [1], at, GIROMAGNY),
         ]),
       ],
     });

@@ -186,7 +186,37 @@ export function exactStreets(q: StreetQuery, scopes: readonly CommuneScope[]): S
       }
     }
   }
-  return out;
+  return oneKeyInOneCommune(out) ? byDroppedWords(q, out) : out;
+}
+
+/** Whether two of the hits are streets of one commune (under one key, as exactStreets finds them). */
+function oneKeyInOneCommune(hits: readonly StreetHit[]): boolean {
+  for (let i = 1; i < hits.length; i++) {
+    const { index, street } = hits[i]!;
+    for (let j = 0; j < i; j++) {
+      const other = hits[j]!;
+      if (other.index === index && index.st.stCommune[other.street] === index.st.stCommune[street]) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Streets of one commune whose keys are one, told apart by the words the key drops, as written: "Voie D/19" and
+ * "Voie De/19" (both "voie 19"), "Chemin la Croix" and "Chemin de la Croix". Those written so win; when none or all
+ * are, the house number decides, as before.
+ */
+function byDroppedWords(q: StreetQuery, hits: StreetHit[]): StreetHit[] {
+  const written = droppedWords(q.written);
+  const same = hits.filter((h) => droppedWords(h.index.streetName(h.street)) === written);
+  return same.length > 0 && same.length < hits.length ? same : hits;
+}
+
+/** The words the key drops (stop_words.ts), in order. */
+function droppedWords(text: string): string {
+  return tokenize(text)
+    .filter((w) => STOP_WORDS.has(w))
+    .join(" ");
 }
 
 /** Adds the streets of `ids` that lie in the scope's communes as exact hits; whether there was one. */
