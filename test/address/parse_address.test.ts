@@ -479,6 +479,13 @@ test("parseAddress() reads what web forms leave in a text: entities, URL encodin
     "'10 rue de l'Université 75007 Paris'",
     "“10 rue de l'Université 75007 Paris”",
     "10 rue de l'Université 75007 Paris jean.dupont@example.com",
+    // Markup copied from a page, empty values a program wrote as words, a remark in square brackets.
+    "10 rue de l'Université<br>75007 Paris",
+    "10 rue de l'Université <BR /> 75007 Paris",
+    "<p>10 rue de l'Université</p><p>75007 Paris</p>",
+    "10 rue de l'Université null 75007 Paris",
+    "10 rue de l'Université 75007 Paris undefined",
+    "10 rue de l'Université 75007 Paris [bureau]",
   ]) {
     const p = parseAddress({ line });
     assert.deepEqual(
@@ -504,4 +511,7 @@ test("parseAddress() reads what web forms leave in a text: entities, URL encodin
   assert.equal(parseAddress({ line: "10 rue X&Y 75007 Paris" }).street, "rue X&Y");
   assert.equal(parseAddress({ city: "L'Haÿ-les-Roses" }).city, "L'Haÿ-les-Roses");
   assert.equal(parseAddress({ street: "50%" }).street, "50%");
+  // A field a program left as "null" is an empty field; a word that begins so is a word.
+  assert.equal(parseAddress({ street: "10 rue de l'Université", postcode: "75007", city: "null" }).city, null);
+  assert.equal(parseAddress({ street: "10 rue Nullet" }).street, "rue Nullet");
 });

@@ -30,6 +30,8 @@ const BRACKETED_POSTCODE = /\(\s*(\d{5}|\d{2}\s\d{3})\s*\)/g;
 const BRACKETED_TYPE = /([^\s(),\d][^(),\d]*?)\s*\(\s*([a-zà-ÿ][a-zà-ÿ.'’ ]*?)\s*\)/gi;
 // "(cour)", "(bâtiment B)", "(3e étage)": any other bracketed text is a remark on the address, none of its parts.
 const BRACKETED_REMARK = /\s*\([^()]*\)/g;
+// "[bureau]", "[domicile]": square brackets hold no part of an address either.
+const SQUARE_BRACKETED = /\s*\[[^[\]]*\]/g;
 // "tél : 06 12 34 56 78", "+33 6 12 34 56 78": a French phone number pasted with the address.
 const PHONE =
   /(^|[\s,;-])(?:(?:t[ée]l(?:[ée]phone)?|phone|portable|mobile)\.?\s*:?\s*)?(?:\+33\s?(?:\(0\)\s?)?|0)[1-9](?:[\s.-]?\d{2}){4}(?=[\s,;]|$)/gi;
@@ -124,6 +126,7 @@ export function cleanQuery(text: string): string {
       .replace(BRACKETED_TYPE, bracketedType)
       .replace(BRACKETED_REMARK, " ");
   }
+  if (lower.includes("[")) out = out.replace(SQUARE_BRACKETED, " ");
   if (DIGIT_THEN_LETTERS.test(out)) out = out.replace(GLUED_TYPE, "$1$2 $3");
   if (MAYBE_GLUED_ARTICLE.test(lower)) out = out.replace(GLUED_ARTICLE, gluedArticle);
   if (lower.includes("dela") || lower.includes("del'") || lower.includes("del’"))

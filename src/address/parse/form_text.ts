@@ -73,7 +73,7 @@ const LOST_LETTER = /(?<=\p{L})[?\ufffd]+(?=\p{L})|\ufffd/gu;
 
 // What web forms and exports leave in a text on its way: HTML entities ("l&#39;Universit&eacute;", escaped twice), URL
 // encoding ("10%20rue%20de%20Rivoli", "10+rue+de+Rivoli", with no space left), an escape typed as text ("\n"), the
-// quotes around a pasted value, and an e-mail address beside the address.
+// quotes around a pasted value, an e-mail address beside the address, markup, and empty values written as words.
 const HTML_ENTITY = /&(?:#(\d{1,5})|#x([\da-f]{1,4})|([a-z]{2,8}));/gi;
 const NAMED_ENTITIES: Readonly<Record<string, string>> = {
   amp: "&",
@@ -102,6 +102,10 @@ const URL_ENCODED = /^[^\s]*(?:%[\da-f]{2}|\+)[^\s]*$/i;
 const ESCAPE_AS_TEXT = /\\[nrt]/g;
 const WRAPPING_QUOTES = /^\s*(['"“”‘’«»])\s*(.*?)\s*(['"“”‘’«»])\s*$/s;
 const EMAIL = /\s*[^\s@,;]+@[^\s@,;]+\.[a-z]{2,}/gi;
+// Markup copied from a page or a rich-text field ("12 rue X<br>75004 Paris"): a tag separates lines, as a comma does.
+const HTML_TAG = /<\/?[a-z][a-z\d]*(?:\s[^<>]*)?\/?>/gi;
+// What a program writes for a field it had no value for ("undefined 75004 Paris", "Paris null"): no word of an address.
+const EMPTY_VALUE = /(^|[\s,;])(?:null|undefined)(?=[\s,;]|$)/gi;
 
 /** The text as its writer typed it: invisible and full-width characters made plain, UTF-8 misread as Windows-1252
  *  read again, letters lost on the way taken out, what forms left undone. */
@@ -123,6 +127,8 @@ export function formText(text: string): string {
     }
   }
   if (out.includes("\\")) out = out.replace(ESCAPE_AS_TEXT, " ");
+  if (out.includes("<")) out = out.replace(HTML_TAG, ", ");
+  out = out.replace(EMPTY_VALUE, "$1");
   if (out.includes("@")) out = out.replace(EMAIL, "");
   const quoted = WRAPPING_QUOTES.exec(out);
   return quoted === null ? out : quoted[2]!;
