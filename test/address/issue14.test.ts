@@ -1591,6 +1591,36 @@ const PARIS_ROWS: Row[] = [
     reasons: [],
     output: "1 Voie D/19, 75019 Paris",
   },
+  // A slip of an article is dropped, not a word of the name that is one edit from an article too ("ile", "lot",
+  // "parc" begin names of streets).
+  {
+    source: "probe: a slipped article before a name word one edit from an article (was street_not_found)",
+    line: "8 Cour dhe l'Île Louviers, 75004 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "8 Cour de l'Île Louviers, 75004 Paris",
+  },
+  {
+    source: "probe: a slipped article before a short name (was street_not_found)",
+    line: "1 Quai dy Lot, 75019 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "1 Quai du Lot, 75019 Paris",
+  },
+  {
+    source: "probe: two slipped articles around a name word (was Square de Montsouris)",
+    line: "1 Rue dy Parc dhe Montsouris, 75014 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "1 Rue du Parc de Montsouris, 75014 Paris",
+  },
+  {
+    source: "guard: a slipped article that begins a name is dropped when no other word is a slip",
+    line: "4 Rue de lea Solidarité, 75019 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "4 Rue de la Solidarité, 75019 Paris",
+  },
   // What people add after the city (were city_corrected, the city written being right).
   {
     source: "probe: the region after the city",
