@@ -28,6 +28,7 @@ const DROPPED_LETTER_WITH_PERIOD = /(?:^|[^a-z])([adl])\.[\s-]*([a-z]+)/g;
  * it is an initial; the letter goes before the word that follows it.
  */
 function withWrittenInitials(words: string[], written: string): string[] {
+  if (!written.includes(".")) return words;
   const out = [...words];
   for (const [, letter, next] of foldAccents(written).toLowerCase().matchAll(DROPPED_LETTER_WITH_PERIOD)) {
     const at = out.indexOf(next!);

@@ -225,7 +225,9 @@ export function cityFromStreet(p: ParsedAddress, ref: Reference, streetKnown: St
  */
 export function cityRepeatedInStreet(p: ParsedAddress, ref: Reference, streetKnown: StreetKnown): void {
   if (p.city === null || p.street === null) return;
-  // Most lines have none of the city's words at the street's end: they are told apart before any lookup.
+  // Most lines have no word of the city in the street: they are told apart before any lookup (as written, case aside).
+  const cityWord = /\p{L}{3,}/u.exec(p.city)?.[0]?.toLowerCase();
+  if (cityWord === undefined || !p.street.toLowerCase().includes(cityWord)) return;
   const cityWords = new Set(tokenize(p.city).filter((w) => !STOP_WORDS.has(w)));
   if (
     !tokenize(p.street)

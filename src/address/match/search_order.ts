@@ -205,9 +205,10 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
       const more = exactInTier(q, other.scopes).filter((h) => h.cost === hit.cost && hasNumber(h));
       if (more.length > 0) return { hit: more[0]!, tier: other.tier, fuzzy: false };
     }
-    // A reading of the last resort that has the number, over a name without it: "5 avenue A. France 75007" is Avenue
-    // Anatole France (an initial), not Avenue de France in the 13th ("a" read as "à"), which has no number 5.
-    const read = searchLastResort(q, scoped, hasNumber);
+    // Given names as initials that spell a street with the number, over a name without it: "5 avenue A. France 75007"
+    // is Avenue Anatole France, not Avenue de France in the 13th ("a" read as "à"), which has no number 5. (Initials
+    // only: the other readings of the last resort cost every line whose number is out of range.)
+    const read = searchInitials(q, scoped, hasNumber);
     return read !== null && hasNumber(read.hit) ? read : fallback;
   }
   // Then, tier by tier, the same name under another (or no) street type and typos, ranked by cost.

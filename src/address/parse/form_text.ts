@@ -106,6 +106,7 @@ const EMAIL = /\s*[^\s@,;]+@[^\s@,;]+\.[a-z]{2,}/gi;
 const HTML_TAG = /<\/?[a-z][a-z\d]*(?:\s[^<>]*)?\/?>/gi;
 // What a program writes for a field it had no value for ("undefined 75004 Paris", "Paris null"): no word of an address.
 const EMPTY_VALUE = /(^|[\s,;])(?:null|undefined)(?=[\s,;]|$)/gi;
+const MAYBE_EMPTY_VALUE = /[nN][uU][lL][lL]|[dD][eE][fF][iI][nN][eE][dD]/;
 
 /** The text as its writer typed it: invisible and full-width characters made plain, UTF-8 misread as Windows-1252
  *  read again, letters lost on the way taken out, what forms left undone. */
@@ -128,7 +129,7 @@ export function formText(text: string): string {
   }
   if (out.includes("\\")) out = out.replace(ESCAPE_AS_TEXT, " ");
   if (out.includes("<")) out = out.replace(HTML_TAG, ", ");
-  out = out.replace(EMPTY_VALUE, "$1");
+  if (MAYBE_EMPTY_VALUE.test(out)) out = out.replace(EMPTY_VALUE, "$1");
   if (out.includes("@")) out = out.replace(EMAIL, "");
   const quoted = WRAPPING_QUOTES.exec(out);
   return quoted === null ? out : quoted[2]!;
