@@ -61,6 +61,16 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
   [{ line: "12 rue de Rivoli, Bât B, 75001 Paris" }, { street: "rue de Rivoli", postcode: "75001" }],
   [{ line: "3 rue de Rivoli appartement 12 75001 Paris" }, { houseNumber: "3", street: "rue de Rivoli" }],
   [{ line: "3 rue de Rivoli bât. C esc 2 75001 Paris" }, { houseNumber: "3", street: "rue de Rivoli" }],
+  // The ground floor, a letter box, a floor as "Et.", who to ring (each was the street's: street_not_found).
+  [{ line: "3 rue de Rivoli rez-de-chaussée 75001 Paris" }, { houseNumber: "3", street: "rue de Rivoli" }],
+  [{ line: "3 rue de Rivoli BAL 12 75001 Paris" }, { houseNumber: "3", street: "rue de Rivoli" }],
+  [{ line: "3 rue de Rivoli Bât. A Esc. 2 Et. 3 Porte 12 75001 Paris" }, { houseNumber: "3", street: "rue de Rivoli" }],
+  [{ line: "3 rue de Rivoli interphone Dupont 75001 Paris" }, { houseNumber: "3", street: "rue de Rivoli" }],
+  [{ line: "3 rue de Rivoli sonner chez Martin 75001 Paris" }, { houseNumber: "3", street: "rue de Rivoli" }],
+  // Guards: a name ending in such a word keeps it; "et" with no period is a word of the name.
+  [{ line: "3 rue des Sonnettes 75001 Paris" }, { houseNumber: "3", street: "rue des Sonnettes" }],
+  [{ line: "3 rue du Bal 75001 Paris" }, { houseNumber: "3", street: "rue du Bal" }],
+  [{ line: "3 rue Pierre et Marie Curie 75005 Paris" }, { houseNumber: "3", street: "rue Pierre et Marie Curie" }],
   // The unit's number glued to its word (was the street's: street_not_found).
   [{ line: "3 rue de Rivoli appt12 75001 Paris" }, { houseNumber: "3", street: "rue de Rivoli" }],
   [

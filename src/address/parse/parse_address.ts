@@ -56,16 +56,18 @@ const CEDEX_DEPARTEMENT = /(?:^|[\s,])(\d{2}|2[ab]|97\d)\s+([^\d,][^\d]*)$/i;
 // A floor without the word étage, which its side or "ét." then tells ("3e gauche", "1er dr", "2e ét", "RDC"), and the
 // back of a courtyard: what people add after the street for the postman. A bare ordinal is not one: "Cour de Rome 8ème".
 const FLOOR_OR_COURTYARD =
-  "(?:\\d{1,2}\\s?(?:e|er|eme|ème|ieme|ième|è)\\s+(?:gauche|droite|g|d|dr|ga|face|fond|[ée]tg?\\.?(?:\\s+(?:gauche|droite|g|d|dr))?)|rdc(?:\\s+(?:gauche|droite|g|d))?|(?:au\\s+)?fond\\s+de\\s+(?:la\\s+)?cour)";
+  "(?:\\d{1,2}\\s?(?:e|er|eme|ème|ieme|ième|è)\\s+(?:gauche|droite|g|d|dr|ga|face|fond|[ée]tg?\\.?(?:\\s+(?:gauche|droite|g|d|dr))?)|(?:rdc|rez[\\s-]de[\\s-]chauss[ée]e)(?:\\s+(?:gauche|droite|g|d))?|(?:au\\s+)?fond\\s+de\\s+(?:la\\s+)?cour|[ée]t\\.\\s*\\d{1,2})";
 // A dwelling or letter box by its number ("logement 34", "boîte 12"): a digit must follow, since "Rue de la Boîte" is a
 // name.
-const DWELLING = "(?:logement|logt|lgt|bo[iî]te|bte)\\.?\\s*(?:n°\\s*)?\\d{1,4}[a-z]?";
+const DWELLING = "(?:logement|logt|lgt|bo[iî]te(?:\\s+aux\\s+lettres)?|bte|bal)\\.?\\s*(?:n°\\s*)?\\d{1,4}[a-z]?";
+// Who to ring, written after the address ("interphone Dupont", "sonner chez Martin"): a delivery note, no part of it.
+const DELIVERY_NOTE = "(?:interphone|sonnette|sonner(?:\\s+chez)?)\\s+[^\\d,]{1,40}";
 // Units written in English by people abroad: "Apt 5B", "Unit 5", "Flat 3", "Suite 200", "Floor 3", "3rd floor"; a space
 // after the word ("Rue Flatters" is a name).
 const ENGLISH_UNIT = "(?:unit|flat|suite|floor)\\s+(?:no\\.?\\s*)?\\w{1,5}|\\d{1,2}(?:st|nd|rd|th)\\s+floor";
 // Trailing segments that are no street: "Bât B", "Appartement 12", "Escalier 3", "3e gauche".
 const TRAILING_NOISE = new RegExp(
-  `^(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|esc|escalier|etage|étage|etg|porte|apt|ch|chambre|lot)\\.?\\s*(?:n°\\s*)?[\\w-]{0,5}|${FLOOR_OR_COURTYARD}|${DWELLING}|${ENGLISH_UNIT})$`,
+  `^(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|esc|escalier|etage|étage|etg|porte|apt|ch|chambre|lot)\\.?\\s*(?:n°\\s*)?[\\w-]{0,5}|${FLOOR_OR_COURTYARD}|${DWELLING}|${DELIVERY_NOTE}|${ENGLISH_UNIT})$`,
   "i",
 );
 
@@ -311,7 +313,7 @@ function numberAfterFirstWords(street: string): CityFirst | null {
 // The same inside the street segment, at its end: "rue X appartement 12", "rue X bât. C esc 2", "rue X 3e gauche",
 // the number glued to its word too ("rue X apt12").
 const TRAILING_UNIT = new RegExp(
-  `\\s+(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|etg|ch|chambre)(?=[\\s.\\d])\\.?\\s*(?:n°\\s*)?[\\w-]{1,5}|porte\\s*(?:n°\\s*)?\\d{1,4}[a-z]?|porte\\s+(?:gauche|droite|g|d|face)|${FLOOR_OR_COURTYARD}|${DWELLING}|${ENGLISH_UNIT})$`,
+  `\\s+(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|etg|ch|chambre)(?=[\\s.\\d])\\.?\\s*(?:n°\\s*)?[\\w-]{1,5}|porte\\s*(?:n°\\s*)?\\d{1,4}[a-z]?|porte\\s+(?:gauche|droite|g|d|face)|${FLOOR_OR_COURTYARD}|${DWELLING}|${DELIVERY_NOTE}|${ENGLISH_UNIT})$`,
   "i",
 );
 
