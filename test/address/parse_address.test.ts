@@ -268,6 +268,8 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
   [{ line: "12 rue de Rivoli, Paris4" }, { postcode: null, city: "Paris 4", street: "rue de Rivoli" }],
   [{ line: "12 rue de Rivoli, paris04e" }, { postcode: null, city: "paris 04e", street: "rue de Rivoli" }],
   [{ line: "France, 75004 Paris, 12 rue de Rivoli" }, { postcode: "75004", street: "rue de Rivoli" }],
+  // The country before the postcode with no separator (was read as the street: Avenue de France).
+  [{ line: "FRANCE 75004 PARIS 10 RUE DE RIVOLI" }, { postcode: "75004", street: "RUE DE RIVOLI" }],
   [{ line: "12 avenue de France 75013 Paris" }, { street: "avenue de France", postcode: "75013" }],
   // A suffix after a hyphen or a dot, a hyphen between the number and the street.
   [

@@ -50,8 +50,9 @@ const SPLIT_POSTCODE = /(^|[\s,])(\d{2})[.-](\d{3})(?=[\s,]|$)/g;
 const GLUED_ARRONDISSEMENT = /(^|[\s,])(paris|lyon|marseille)(\d{1,2}(?:e|er|ème|eme|ième|ieme)?)(?=[\s,]|$)/gi;
 // "F-75004 Paris", "FR-75004", "F75004": the country's letters before the postcode, as European business mail writes it.
 const COUNTRY_PREFIX = /(^|[\s,])fr?(?:\s?-\s?)?(\d{5})(?=[\s,]|$)/gi;
-// "France, 75004 Paris, 12 rue de Rivoli": the country first, in its own segment.
-const LEADING_COUNTRY = /^\s*(?:france|fr)\s*[,;-]\s*/i;
+// "France, 75004 Paris, 12 rue de Rivoli": the country first, in its own segment, or before the postcode with no
+// separator ("FRANCE 75004 PARIS 10 RUE DE RIVOLI" was Avenue de France).
+const LEADING_COUNTRY = /^\s*(?:france|fr)(?:\s*[,;-]\s*|\s+(?=\d{5}(?:[\s,;]|$)))/i;
 // Quotes around the line or a part of it, as spreadsheets and CSV exports leave them: no address has any.
 const QUOTES = /["«»“”]/g;
 // "Rue de Rivoli n°12", "…, n° 12, …", "#12": the number sign anywhere (at the start, house_number.ts reads it too).
