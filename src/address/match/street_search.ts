@@ -289,12 +289,12 @@ export function fuzzyStreets(
   const qLen = q.nameBytes.length;
   q.phonBytes ??= asciiBytes(phoneticKey(q.key.nameTokens));
   const phon = q.phonBytes;
-  // A word of three letters or more that begins some street's name is a word, not a slip of an article: "ile" is one
-  // edit from "le", and a word of "Cour dhe l'Île Louviers" ("dy" begins a name too, and is a slip of "du" far more
-  // often).
-  const nameWord = (w: string) => w.length >= 3 && scopes.some((s) => s.index.hasNameHead(w));
   if (q.altNameBytes === undefined) {
     // Computed on the first fuzzy scan only: exact matches never need it.
+    // A word of three letters or more that begins some street's name is a word, not a slip of an article: "ile" is one
+    // edit from "le", and a word of "Cour dhe l'Île Louviers" ("dy" begins a name too, and is a slip of "du" far more
+    // often).
+    const nameWord = (w: string) => w.length >= 3 && scopes.some((s) => s.index.hasNameHead(w));
     const words = q.key.name.split(" ");
     const lookAlikes = words.filter((w) => w.length <= STRAY_ARTICLE_MAX_LENGTH && looksLikeStopWord(w));
     // When every such word begins a name, the first is dropped all the same ("Rue de lea Solidarité": Impasse Léa Blain).
