@@ -21,6 +21,7 @@ import { PlanCache, type ScopedTier } from "./match/plan_cache.ts";
 import { NEAR_CITY_EDITS } from "./match/fuzzy_budget.ts";
 import {
   everyCommune,
+  namedWithArticleGlued,
   type Found,
   type HasNumber,
   anyStreetNamed,
@@ -101,6 +102,10 @@ export class AddressMatcher {
     return exactStreets(streetQuery(street), scopes).some((h) => h.cost === 0);
   };
 
+  /** True when some indexed street has this name once an article is glued to the word after it. */
+  readonly #namedOnceGlued = (street: string): boolean =>
+    namedWithArticleGlued(streetQuery(street), everyCommune(this.#indexes.values()));
+
   /** True when some indexed street has this name, under any type or none (the parser fix-ups ask it). */
   readonly #streetNamed = (text: string): boolean =>
     anyStreetNamed(streetQuery(text), everyCommune(this.#indexes.values()));
@@ -117,7 +122,7 @@ export class AddressMatcher {
     cityAlone(p, this.#ref, this.#streetNamed);
     // "43 rue de Lille" with no locality: a street the index knows whole keeps its last word ("Lille" is a commune
     // too, issue 14); otherwise trailing words that name a commune are read as the city.
-    if (!this.#wholeStreetKnown(p)) cityFromStreet(p, this.#ref, this.#streetKnown);
+    if (!this.#wholeStreetKnown(p)) cityFromStreet(p, this.#ref, this.#streetKnown, this.#namedOnceGlued);
     cityRepeatedInStreet(p, this.#ref, this.#streetKnown);
 
     // 2. The place: where to look for the street, and whether those communes are indexed.

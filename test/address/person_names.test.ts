@@ -69,6 +69,13 @@ describe("compoundNameParts()", () => {
     ["Rue Charles et Robert", []],
     ["Rond-point Pierre et Marie Dupont", ["rondpoint Marie Dupont"]],
     ["Rue de la Paix", []],
+    ["Place de Fontenoy - Unesco", ["Place de Fontenoy"]],
+    [
+      "Place de l' Hotel de Ville - Esplanade de la Libération",
+      ["Place de l' Hotel de Ville", "Esplanade de la Libération"],
+    ],
+    ["Quai de la Corse - Pasquale Paoli", ["Quai de la Corse", "quai Pasquale Paoli"]],
+    ["Rue Jean-Pierre Timbaud", []],
   ];
   for (const [name, parts] of rows)
     test(`${name} → ${JSON.stringify(parts)}`, () => assert.deepEqual(compoundNameParts(name), parts));

@@ -3,13 +3,17 @@
 // edit budget reaches, and the fuzzy search then found another street of that name under another type ("1 place du
 // Trocadéro" was Square du Trocadéro). The halves are indexed as alternative names of the street (exact matches,
 // like BAN's aliases). The given name of a shared family name ("Place Victor et Hélène Basch" written "place Victor
-// Basch") is the search that leaves words out (match/left_out_words.ts).
+// Basch") is the search that leaves words out (match/left_out_words.ts). So are the two names of a street written
+// with a spaced dash, "Place de Fontenoy - Unesco", "Place de l'Hôtel de Ville - Esplanade de la Libération": "7 place
+// de Fontenoy" (UNESCO's address) was street_not_found.
 import { streetKey } from "../normalize/match_key.ts";
 import { isTitleOrGivenName } from "../normalize/person_names.ts";
 import { STOP_WORDS } from "../normalize/stop_words.ts";
 import { tokenize } from "../normalize/tokenize.ts";
 
 const AND = /\s+et\s+/i;
+/** A dash between spaces (hyphen, en or em dash): two names of one street. A hyphen inside a name has no spaces. */
+const SPACED_DASH = /\s+[-\u2013\u2014]\s+/;
 
 /**
  * The halves of a name joined by "et", each under the street's type. The second when it has two words or more ("Rue
@@ -20,6 +24,7 @@ const AND = /\s+et\s+/i;
  * as match keys (streetKey), the second under the type's key ("rue Léonie Duquet").
  */
 export function compoundNameParts(name: string): string[] {
+  if (SPACED_DASH.test(name)) return dashedNameParts(name);
   const halves = name.split(AND);
   if (halves.length !== 2) return [];
   const [first, second] = halves as [string, string];
@@ -36,5 +41,24 @@ export function compoundNameParts(name: string): string[] {
     firstWords.length === 1 && (withArticle || (secondWords === 1 && !isTitleOrGivenName(firstWords[0]!)));
   if (firstWords.length > 1 || oneWord) parts.push(first);
   if (secondWords > 1) parts.push(secondPart);
+  return parts;
+}
+
+/**
+ * The two names of a street written "first - second": the first as written ("Place de Fontenoy"); the second as
+ * written when it begins with a street type of its own ("Esplanade de la Libération"), else under the street's type
+ * when it has two words or more ("Pont Cardinal Lustiger"; "Place Unesco" alone would be too thin, as for "et").
+ */
+function dashedNameParts(name: string): string[] {
+  const halves = name.split(SPACED_DASH);
+  if (halves.length !== 2) return [];
+  const [first, second] = halves as [string, string];
+  const type = streetKey(name).type;
+  if (type === null) return [];
+  const parts: string[] = [];
+  if (streetKey(first).nameTokens.length > 0) parts.push(first);
+  const ownType = streetKey(second).type !== null;
+  const secondPart = ownType ? second : `${type} ${second}`;
+  if (ownType || streetKey(secondPart).nameTokens.length > 1) parts.push(secondPart);
   return parts;
 }

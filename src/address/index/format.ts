@@ -6,8 +6,9 @@ import type { PackedFormat, SectionPlace, SectionType } from "../packed_file.ts"
 export const MAGIC = "VRAIBAN4";
 // 5: numbers inside street names are spelled out in the match keys (normalize/number_words.ts), and streets carry
 // alternative names (ALT_COLUMNS). 6: the halves of a name joined by "et" are alternative names too
-// (compound_names.ts). Older files are imported again.
-export const FORMAT_VERSION = 6;
+// (compound_names.ts). 7: so are the two names of a street written with a spaced dash ("Place de Fontenoy - Unesco").
+// Older files are imported again.
+export const FORMAT_VERSION = 7;
 /** End of a hash chain. */
 export const NIL = 0xffffffff;
 

@@ -188,7 +188,14 @@ export function cityAlone(p: ParsedAddress, ref: Reference, streetNamed: (text: 
  * street without it ("10 rue de la Paix Paris 69002" reads as "69002 Paris" does, a postcode to correct, where the
  * postcode's Lyon left the whole text a street of an uncovered commune: `unknown`).
  */
-export function cityFromStreet(p: ParsedAddress, ref: Reference, streetKnown: StreetKnown): void {
+export function cityFromStreet(
+  p: ParsedAddress,
+  ref: Reference,
+  streetKnown: StreetKnown,
+  /** Whether the whole text is a street's name, an article glued aside ("rue du petit thouars": Rue Dupetit-Thouars,
+   *  where Thouars is a commune and Paris has a Rue Petit). */
+  namedOnceGlued: (street: string) => boolean,
+): void {
   if (p.city !== null || p.cedexDepartement !== null || p.street === null) return;
   const served = p.postcode === null ? null : new Set(ref.communesOfPostcode(p.postcode));
   if (served !== null && served.size === 0) return;
@@ -196,7 +203,7 @@ export function cityFromStreet(p: ParsedAddress, ref: Reference, streetKnown: St
   // A street some commune has by the whole text keeps its last words ("Avenue de la Porte de Saint-Ouen", in two
   // arrondissements, is no street of the commune Saint-Ouen). Asked once, and only when some words name a city.
   let known: boolean | undefined;
-  const wholeKnown = () => (known ??= streetKnown(whole));
+  const wholeKnown = () => (known ??= streetKnown(whole) || namedOnceGlued(whole));
   const atEnd = (street: string) =>
     served === null
       ? cityAtEnd(street, ref, (named) => named.length > 0 && !wholeKnown())

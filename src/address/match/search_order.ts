@@ -262,6 +262,7 @@ function searchLastResort(q: StreetQuery, scoped: readonly ScopedTier[], hasNumb
   return (
     searchAmbiguousAbbreviations(q, scoped, hasNumber) ??
     searchGluedArticles(q, scoped, hasNumber) ??
+    searchUngluedArticles(q, scoped, hasNumber) ??
     searchReadings(elidedArticles(q), scoped, hasNumber) ??
     searchDoubledLetters(q, scoped, hasNumber) ??
     searchInitials(q, scoped, hasNumber)
@@ -313,6 +314,58 @@ function searchAmbiguousAbbreviations(
  *  fuzzy pass answers "rue de Lambre" (Delambre) and "rue le Courbe" (Lecourbe). */
 function searchGluedArticles(q: StreetQuery, scoped: readonly ScopedTier[], hasNumber: HasNumber): Found | null {
   return searchReadings(gluedArticles(q), scoped, hasNumber);
+}
+
+/** An article glued to the word it begins, with at least four letters after it (the shortest rest an edit reaches). */
+const GLUED_ARTICLE_START = /^(?:le|la|de|du)(?=[a-z]{4})/;
+
+/**
+ * The query with an article glued to the next word taken apart: "rue lafayete" is Rue la Fayette. Glued and with a
+ * slip ("lafayete" against "fayette", the key dropping "la") the name is three edits away, beyond any budget; apart, the
+ * slip is one. Tried after the exact readings, since the rest needs a fuzzy match (ungluedStreets).
+ */
+function ungluedArticles(q: StreetQuery): StreetQuery[] {
+  if (q.ungluedArticles !== undefined) return q.ungluedArticles;
+  const out: StreetQuery[] = [];
+  const { nameTokens } = q.key;
+  for (const [i, token] of nameTokens.entries()) {
+    const article = GLUED_ARTICLE_START.exec(token);
+    if (article !== null) out.push(readingOf(q, nameTokens.with(i, token.slice(article[0].length))));
+  }
+  q.ungluedArticles = out;
+  return out;
+}
+
+/**
+ * A glued article taken apart (ungluedArticles) and one slip of the rest, within the budget its length allows (never
+ * stretched), under the type written, in the first tier only: two corrections at once, so only where the user said
+ * the street is. Elsewhere they made streets of invented names ("Passage des Lachaise, 75020" became Rue de la Chaise
+ * in the 7th). A street found without the number takes it from a later tier under its own name, as the fuzzy pass
+ * does (issue 14, item 3). `street_corrected`.
+ */
+function searchUngluedArticles(q: StreetQuery, scoped: readonly ScopedTier[], hasNumber: HasNumber): Found | null {
+  const readings = ungluedArticles(q);
+  const first = scoped[0];
+  if (readings.length === 0 || first === undefined) return null;
+  const hits = readings
+    .flatMap((r) => fuzzyStreets(r, first.scopes, { maxEdits: r.lengthEdits }))
+    .filter((h) => q.key.type === null || h.scores.type === 0);
+  const winners = clearWinner(hits, hasNumber);
+  if (winners === null) return null;
+  const hit = pickByNumber(winners, hasNumber);
+  if (!hasNumber(hit)) {
+    for (const other of scoped.slice(1)) {
+      const there = streetsNamedAs(hit, other.scopes).find(hasNumber);
+      if (there) return { hit: there, tier: other.tier, fuzzy: true };
+    }
+  }
+  return { hit, tier: first.tier, fuzzy: true };
+}
+
+/** Whether some street of the scopes has the query's name once an article is glued to the word after it (gluedArticles):
+ *  "rue du petit thouars" names Rue Dupetit-Thouars, so its last word is no city (parser_fixups.ts, cityFromStreet). */
+export function namedWithArticleGlued(q: StreetQuery, scopes: readonly CommuneScope[]): boolean {
+  return gluedArticles(q).some((r) => exactStreets(r, scopes).some((h) => h.cost === 0));
 }
 
 /** A word that begins with l or d and a vowel. */

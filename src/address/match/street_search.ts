@@ -71,6 +71,8 @@ export interface StreetQuery {
   doubledLetters: StreetQuery[] | undefined;
   /** Cache of search_order.ts's elidedArticles. */
   elidedArticles: StreetQuery[] | undefined;
+  /** Cache of search_order.ts's ungluedArticles. */
+  ungluedArticles: StreetQuery[] | undefined;
   /** Cache of search_order.ts's ambiguousAbbreviations. */
   ambiguousAbbreviations: StreetQuery[] | undefined;
   /** The first word every street found must have, with its space ("faubourg "): set on the reading of a type word as
@@ -139,6 +141,7 @@ export function prepareQuery(
     doubledLetters: undefined,
     ambiguousAbbreviations: undefined,
     elidedArticles: undefined,
+    ungluedArticles: undefined,
     nameHead: nameHead === undefined ? null : asciiBytes(`${nameHead} `),
     key,
     keyBytes,
