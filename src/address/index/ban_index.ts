@@ -1,6 +1,7 @@
 // Read side of a département index (format.ts, ../packed_file.ts): typed-array views over one SharedArrayBuffer. Constructing a
 // BanIndex copies nothing; the main thread and every worker can each build one over the same buffer.
 import { readPacked, type SectionType, type Views } from "../packed_file.ts";
+import { MATCH_KEY_VERSION } from "../normalize/match_key.ts";
 import {
   ADDRESS_COLUMNS,
   ALT_COLUMNS,
@@ -33,6 +34,12 @@ export class BanIndex {
   constructor(buffer: SharedArrayBuffer | ArrayBuffer) {
     this.buffer = buffer;
     const { header, views } = readPacked<typeof INDEX_FORMAT.sections, IndexHeader>(buffer, INDEX_FORMAT);
+    // Keys of another version would never meet the query's: the file is unreadable, and imported again.
+    if (header.matchKeys !== MATCH_KEY_VERSION) {
+      throw new TypeError(
+        `Cannot read address index: match keys of version ${header.matchKeys}, expected ${MATCH_KEY_VERSION}`,
+      );
+    }
     this.header = header;
     // Grouped by kind of section: the same views, found by name.
     const pick = <C extends Record<string, SectionType>>(cols: C): Views<C> =>

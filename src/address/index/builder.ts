@@ -1,7 +1,7 @@
 // Builds one département's index file from BAN rows (see format.ts). Rows may come in any order: they are grouped
 // by (INSEE code, street name) in memory, which BAN recommends since 189 Paris street names exist in several
 // arrondissements (shared/data/README.md), then streets are sorted by commune and addresses by number and suffix.
-import { streetKey } from "../normalize/match_key.ts";
+import { MATCH_KEY_VERSION, streetKey } from "../normalize/match_key.ts";
 import { LIEU_DIT } from "../normalize/street_types.ts";
 import { phoneticKey } from "../normalize/phonetic.ts";
 import { canonicalSuffix } from "./suffix.ts";
@@ -268,6 +268,7 @@ export class IndexBuilder {
         }
         return {
           version: FORMAT_VERSION,
+          matchKeys: MATCH_KEY_VERSION,
           departement: this.departement,
           builtAt: new Date().toISOString(),
           communes,

@@ -93,6 +93,8 @@ export const INDEX_FORMAT: PackedFormat<typeof INDEX_SECTIONS> = {
 
 export interface IndexHeader {
   version: number;
+  /** MATCH_KEY_VERSION of the keys written (normalize/match_key.ts). */
+  matchKeys: number;
   departement: string;
   /** ISO date of the import. */
   builtAt: string;

@@ -81,31 +81,42 @@ export function leftOutWordsStreets(
 const YEAR = /^\d{4}$/;
 
 /**
- * Streets of the query's type whose name is the query's with a person's name added at its end, as people shorten such
- * names: "rond-point des Champs-Élysées" for Rond-point des Champs-Élysées-Marcel Dassault, "square de l'Opéra" for
- * Square de l'Opéra-Louis Jouvet. The words added begin with a title or given name, and the query has a word of its own
- * that is neither ("rue Jean" names no Rue Jean-Pierre Timbaud). The fuzzy pass found the same name under another
- * type instead (Port des Champs-Élysées). A date's year is left out the same way: "place du 18 juin" for Place du
- * Dix-Huit Juin 1940, "rue du 8 mai" for Rue du Huit Mai 1945 (the query then ends with the month).
+ * Streets of the query's type whose name is the query's with any words added at its end (one scan of the first tier's
+ * communes, which both readings below share): the name the user wrote is the beginning of theirs. Never for a query
+ * without a type, or whose name is only titles and given names ("rue Jean" names no Rue Jean-Pierre Timbaud, "rue
+ * Charles" no Rue Charles et Robert).
  */
-export function cutAtPersonStreets(q: StreetQuery, scopes: readonly CommuneScope[]): StreetHit[] {
+export function cutNameStreets(q: StreetQuery, scopes: readonly CommuneScope[]): StreetHit[] {
   const words = q.key.nameTokens;
   const type = q.key.type;
-  if (type === null || words.length === 0 || words.every(isTitleOrGivenName)) return [];
-  const endsWithMonth = MONTHS.has(words.at(-1)!);
-  const head = `${type} ${words.join(" ")} `;
-  const headBytes = asciiBytes(head);
+  if (type === null || words.every(isTitleOrGivenName)) return [];
+  const headBytes = asciiBytes(`${type} ${words.join(" ")} `);
   const out: StreetHit[] = [];
   for (const { index, communes } of scopes) {
     for (const c of communes) {
       const { firstStreet, streetCount } = index.header.communes[c]!;
       for (let s = firstStreet; s < firstStreet + streetCount; s++) {
         if (!index.keyStartsWith(s, headBytes) || index.st.stTypeLen[s] !== type.length + 1) continue;
-        const added = index.streetKeyText(s).slice(head.length);
-        if (!isTitleOrGivenName(added.split(" ", 1)[0]!) && !(endsWithMonth && YEAR.test(added))) continue;
         out.push({ index, street: s, cost: EDIT_COST, scores: { name: 1, type: 0 } });
       }
     }
   }
   return out;
+}
+
+/**
+ * Of those, the names whose added words are a person's, as people shorten such names: "rond-point des Champs-Élysées"
+ * for Rond-point des Champs-Élysées-Marcel Dassault, "square de l'Opéra" for Square de l'Opéra-Louis Jouvet. The words
+ * added begin with a title or given name. The fuzzy pass found the same name under another type instead (Port des
+ * Champs-Élysées). A date's year is left out the same way: "place du 18 juin" for Place du Dix-Huit Juin 1940, "rue du
+ * 8 mai" for Rue du Huit Mai 1945 (the query then ends with the month).
+ */
+export function cutAtPerson(q: StreetQuery, cut: readonly StreetHit[]): StreetHit[] {
+  // The key of a street in `cut` is the query's type, its name and a space, then the words added.
+  const headLength = `${q.key.type} ${q.key.nameTokens.join(" ")} `.length;
+  const endsWithMonth = MONTHS.has(q.key.nameTokens.at(-1) ?? "");
+  return cut.filter((h) => {
+    const added = h.index.streetKeyText(h.street).slice(headLength);
+    return isTitleOrGivenName(added.split(" ", 1)[0]!) || (endsWithMonth && YEAR.test(added));
+  });
 }

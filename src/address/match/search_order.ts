@@ -8,7 +8,7 @@ import { STOP_WORDS } from "../normalize/stop_words.ts";
 import { guessStreetType, LIEU_DIT } from "../normalize/street_types.ts";
 import { LATER_TIER_MAX_EDITS } from "./fuzzy_budget.ts";
 import { initialsOf, initialsStreets } from "./initials.ts";
-import { addsTitles, cutAtPersonStreets, leavesOut, leftOutWordsStreets } from "./left_out_words.ts";
+import { addsTitles, cutAtPerson, cutNameStreets, leavesOut, leftOutWordsStreets } from "./left_out_words.ts";
 import type { SearchTier } from "./place.ts";
 import type { ScopedTier } from "./plan_cache.ts";
 import {
@@ -218,13 +218,22 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
     // in the 2nd; "rue Curie" Rue Pierre et Marie Curie, not Rue Cuvier; "rue Mazet" Rue André Mazet, not Rue Mayet;
     // "rue Dumas" Rue Alexandre Dumas, not Passage Dumas).
     if (i === 0) {
+      const cut = cutNameStreets(q, scopes);
       const winners =
         clearWinner(leftOutWordsStreets(q, scopes, leavesOut), hasNumber) ??
-        clearWinner(cutAtPersonStreets(q, scopes), hasNumber);
+        clearWinner(cutAtPerson(q, cut), hasNumber);
       // Not over a street of the very name written, its type left out: "10 Cottin 75018" is Passage Cottin, not Rue
       // Jean Cottin.
       if (winners && !(q.key.type === null && namedExactlyButType(q, scopes))) {
         return { hit: pickByNumber(winners, hasNumber), tier, fuzzy: true };
+      }
+      // A name cut short, before any slip of it: the one street whose name begins so, and none when several do. "10
+      // rue du Moulin 75013" names Rue du Moulin des Prés and Rue du Moulin de la Pointe alike, where the fuzzy pass
+      // corrected it to Rue du Moulinet (and to Rue Merlin in the 11th, where Rue du Moulin Joly is).
+      if (cut.length > 0) {
+        const cutWinners = clearWinner(cut, hasNumber);
+        if (cutWinners === null) break;
+        return { hit: pickByNumber(cutWinners, hasNumber), tier, fuzzy: true };
       }
     }
     const found = fuzzyReadings(q, scopes, i === 0 ? q.maxEdits : LATER_TIER_MAX_EDITS, hasNumber);

@@ -67,12 +67,22 @@ const PHRASES: Readonly<Record<string, readonly string[]>> = nullProto({
   jb: ["jean", "baptiste"],
 });
 
+/**
+ * "prés" is the title Président written short only before a name ("Avenue du Prés. Kennedy"); last, it is meadows
+ * ("Chemin des Prés", "Saint-Germain-des-Prés", "Rue du Moulin des Prés"). Read as the title there, a name of meadows
+ * was a person's, and "rue du Moulin" was taken for Rue du Moulin des Prés with the person left out
+ * (match/left_out_words.ts). By position, not by the article before it, so that a key read again gives the same key.
+ */
+function isPresident(tokens: readonly string[], i: number): boolean {
+  return i < tokens.length - 1;
+}
+
 /** Expands every word of a token list, multi-word expansions included. */
 export function expandAbbreviations(tokens: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
-    const word = WORDS[t];
+    const word = t === "pres" && !isPresident(tokens, i) ? undefined : WORDS[t];
     // "N.-D. des Champs", "N D des Champs": Notre-Dame in two initials.
     if (t === "n" && tokens[i + 1] === "d" && i + 2 < tokens.length) {
       out.push(...PHRASES.nd!);

@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
-import { cityKey } from "../normalize/match_key.ts";
+import { cityKey, MATCH_KEY_VERSION } from "../normalize/match_key.ts";
 import { readPackedFile } from "../packed_file.ts";
 import { packReference } from "./pack_reference.ts";
 import { Reference } from "./reference.ts";
@@ -92,7 +92,8 @@ function dataVersions(): string {
  * A cache that cannot be read or written is no error: the reference is simply compiled again.
  */
 export function cachedReference(dir: string): SharedArrayBuffer {
-  const path = join(dir, `reference-${dataVersions()}-packed${REFERENCE_VERSION}.bin`);
+  // The city keys are stored: a cache of other keys is not read (normalize/match_key.ts, MATCH_KEY_VERSION).
+  const path = join(dir, `reference-${dataVersions()}-packed${REFERENCE_VERSION}-keys${MATCH_KEY_VERSION}.bin`);
   if (existsSync(path)) {
     try {
       const packed = readPackedFile(path);

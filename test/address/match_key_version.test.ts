@@ -1,0 +1,49 @@
+// Street indexes and the cached commune reference store match keys, and are built again only when MATCH_KEY_VERSION
+// changes (normalize/match_key.ts). This test holds the digest of the keys of every commune name of France, read as a
+// street and as a city, and of street names that exercise each processor: a change in the keys that leaves the version
+// as it was fails here, before an upgraded server reads old keys and misses every street they spell otherwise.
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
+import { test } from "node:test";
+import { cityKey, MATCH_KEY_VERSION, streetKey } from "../../src/address/normalize/match_key.ts";
+
+/** The digest of the keys for MATCH_KEY_VERSION. After a deliberate change of the keys: bump the version, then
+ *  write here the digest the failure prints. (A new release of @etalab/decoupage-administratif may change it too.) */
+const DIGEST = { version: 2, sha256: "8ef5e611260eec63bf7a9e4cfdf38ce4412dd58200ceb34a302636c30101c4c4" };
+
+const STREET_NAMES = [
+  "Rue du Moulin des Prés",
+  "Avenue du Prés. Kennedy",
+  "Boulevard du Gal de Gaulle",
+  "Bd St-Germain",
+  "Rue N.-D. des Champs",
+  "Rue du 8 Mai 1945",
+  "Rue du 08 Mai 1945",
+  "Place du 4 Septembre",
+  "Pont Alexandre III",
+  "Rue de la Chaussée d'Antin",
+  "Rond-Point des Champs-Élysées-Marcel Dassault",
+  "Rue du Faubourg Saint-Antoine",
+  "Rue de la",
+  "Impasse du Quarante-Neuf Faubourg Saint-Martin",
+  "Place de l' Hotel de Ville - Esplanade de la Libération",
+  "Paris 1er Arrondissement",
+  "Marseille VIII",
+  "Lyon 2 eme",
+];
+
+const require = createRequire(import.meta.url);
+
+test(`the match keys are those of version ${MATCH_KEY_VERSION}`, () => {
+  const communes = require("@etalab/decoupage-administratif/data/communes.json") as { nom: string }[];
+  const names = [...communes.map((c) => c.nom), ...STREET_NAMES];
+  const hash = createHash("sha256");
+  for (const name of names) hash.update(`${JSON.stringify(streetKey(name))}\t${cityKey(name)}\n`);
+  const sha256 = hash.digest("hex");
+  assert.deepEqual(
+    { version: MATCH_KEY_VERSION, sha256 },
+    DIGEST,
+    "The match keys changed: bump MATCH_KEY_VERSION (normalize/match_key.ts) and record the new digest in DIGEST",
+  );
+});
