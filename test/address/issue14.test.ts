@@ -839,6 +839,20 @@ const PARIS_ROWS: Row[] = [
     output: "10 Rue Saint-Germain l'Auxerrois, 75001 Paris",
   },
   {
+    source: "probe: the first name of a street that BAN writes with two (was street_not_found)",
+    line: "6 parvis notre dame 75004 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Parvis Notre-Dame Place Jean-Paul II",
+  },
+  {
+    source: "probe: 'saint' alone begins names and names none (was Boulevard Saint-Marcel, by its number)",
+    line: "10 boulevard saint 75005 paris",
+    verdict: "nonexistent",
+    reasons: ["street_not_found"],
+    output: null,
+  },
+  {
     source: "guard: Prés before a name is still Président",
     line: "116 avenue du prés kennedy 75016 paris",
     verdict: "deliverable",

@@ -80,16 +80,19 @@ export function leftOutWordsStreets(
 
 const YEAR = /^\d{4}$/;
 
+/** "Saint" begins a name and names no one: "boulevard Saint" is no more Boulevard Saint-Marcel than Saint-Michel. */
+const SAINTS: ReadonlySet<string> = new Set(["saint", "sainte", "saints", "saintes"]);
+
 /**
  * Streets of the query's type whose name is the query's with any words added at its end (one scan of the first tier's
  * communes, which both readings below share): the name the user wrote is the beginning of theirs. Never for a query
- * without a type, or whose name is only titles and given names ("rue Jean" names no Rue Jean-Pierre Timbaud, "rue
- * Charles" no Rue Charles et Robert).
+ * without a type, or whose name is only titles, given names and "saint" ("rue Jean" names no Rue Jean-Pierre Timbaud,
+ * "rue Charles" no Rue Charles et Robert).
  */
 export function cutNameStreets(q: StreetQuery, scopes: readonly CommuneScope[]): StreetHit[] {
   const words = q.key.nameTokens;
   const type = q.key.type;
-  if (type === null || words.every(isTitleOrGivenName)) return [];
+  if (type === null || words.every((w) => isTitleOrGivenName(w) || SAINTS.has(w))) return [];
   const headBytes = asciiBytes(`${type} ${words.join(" ")} `);
   const out: StreetHit[] = [];
   for (const { index, communes } of scopes) {
