@@ -344,6 +344,20 @@ const PARIS_ROWS: Row[] = [
     street: "Rue de Rivoli",
     postcode: "75004",
   },
+  {
+    source: "item 3: a slip of a street the arrondissement written does not have at all, the number there",
+    line: "10 rue de la roquete 75003 paris",
+    verdict: "corrected",
+    reasons: ["postcode_corrected", "street_corrected"],
+    output: "10 Rue de la Roquette, 75011 Paris",
+  },
+  {
+    source: "probe: a slip elsewhere with a number that street lacks corrects nothing (was Rue Pihet in the 11th)",
+    line: "72 Rue de Pitet, 75018 Paris",
+    verdict: "nonexistent",
+    reasons: ["street_not_found"],
+    output: null,
+  },
   // Item 6: word order and separators.
   {
     source: "issue 14 §word order: number after the street",

@@ -252,6 +252,9 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
       const hit = pickByNumber(winners, hasNumber);
       // Beyond the length budget only with the evidence of a wide lead (fuzzy_budget.ts, STRETCH_LEAD).
       if (!stretchIsClear(query, scopes, hit)) continue;
+      // A slip in a place the user did not give, with a house number that street lacks: three things wrong at once,
+      // and no evidence for any ("72 Rue de Pitet, 75018" was Rue Pihet in the 11th, `house_number_out_of_range`).
+      if (i > 0 && hit.scores.name > 0 && hasNumber !== hasNoNumber && !hasNumber(hit)) continue;
       // "12 rue de Rivolli, 75001": the corrected street lacks the number here but has it in a later tier under the
       // same name: a typo and a wrong arrondissement together (issue 14, item 3).
       if (!hasNumber(hit)) {
