@@ -16,6 +16,7 @@ import {
   keepFrenchCity,
   numberInName,
   postcodeWrittenAmiss,
+  type StreetLookups,
 } from "./match/parser_fixups.ts";
 import { PlanCache, type ScopedTier } from "./match/plan_cache.ts";
 import { NEAR_CITY_EDITS } from "./match/fuzzy_budget.ts";
@@ -110,6 +111,13 @@ export class AddressMatcher {
   readonly #streetNamed = (text: string): boolean =>
     anyStreetNamed(streetQuery(text), everyCommune(this.#indexes.values()));
 
+  /** The three, for the fix-ups that split a city off a street. */
+  readonly #lookups: StreetLookups = {
+    known: this.#streetKnown,
+    namedOnceGlued: this.#namedOnceGlued,
+    named: this.#streetNamed,
+  };
+
   #match(input: AddressInput): Omit<AddressVerification, "duration_ms"> {
     // 1. Parse; what the parser cannot settle alone is settled against the reference.
     const p = parseAddress(input);
@@ -122,7 +130,7 @@ export class AddressMatcher {
     cityAlone(p, this.#ref, this.#streetNamed);
     // "43 rue de Lille" with no locality: a street the index knows whole keeps its last word ("Lille" is a commune
     // too, issue 14); otherwise trailing words that name a commune are read as the city.
-    if (!this.#wholeStreetKnown(p)) cityFromStreet(p, this.#ref, this.#streetKnown, this.#namedOnceGlued);
+    if (!this.#wholeStreetKnown(p)) cityFromStreet(p, this.#ref, this.#lookups);
     cityRepeatedInStreet(p, this.#ref, this.#streetKnown);
 
     // 2. The place: where to look for the street, and whether those communes are indexed.

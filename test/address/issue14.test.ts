@@ -358,6 +358,34 @@ const PARIS_ROWS: Row[] = [
     reasons: ["street_not_found"],
     output: null,
   },
+  {
+    source: "probe: a street named without its type before the city, no comma (was missing_city, no street)",
+    line: "12 rivoli paris",
+    verdict: "incomplete",
+    reasons: ["missing_postcode", "street_corrected"],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: the same with the postcode last (was street_not_found)",
+    line: "12 rivoli paris 75004",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: a street named after a city, before the city (was missing_city, no street)",
+    line: "3 lille paris",
+    verdict: "incomplete",
+    reasons: ["missing_postcode", "street_corrected"],
+    output: "3 Rue de Lille, 75007 Paris",
+  },
+  {
+    source: "guard: a street type alone before the city is no street",
+    line: "12 rue paris",
+    verdict: "incomplete",
+    reasons: ["missing_postcode", "missing_city"],
+    output: null,
+  },
   // Item 6: word order and separators.
   {
     source: "issue 14 §word order: number after the street",

@@ -3,6 +3,7 @@
 import { stringDistance } from "../../text/edit_distance.ts";
 import { departementOfInsee } from "../index/departement.ts";
 import { foldAccents } from "../normalize/fold_accents.ts";
+import { isStreetType } from "../normalize/street_types.ts";
 import { STOP_WORDS } from "../normalize/stop_words.ts";
 import { tokenize } from "../normalize/tokenize.ts";
 import { readTrailingHouseNumber } from "../parse/house_number.ts";
@@ -14,6 +15,17 @@ import { exactStreets } from "./street_search.ts";
 
 /** Whether some indexed commune, of the département when one is given, has a street of exactly this name. */
 export type StreetKnown = (street: string, departement?: string) => boolean;
+
+/** What the index says of a run of words, for the fix-ups that split a city off a street. */
+export interface StreetLookups {
+  /** Some indexed commune has a street of exactly this name. */
+  known: StreetKnown;
+  /** The text names a street once an article is glued to the word after it ("rue du petit thouars": Rue
+   *  Dupetit-Thouars, where Thouars is a commune and Paris has a Rue Petit). */
+  namedOnceGlued: (street: string) => boolean;
+  /** Some indexed street has this name, under any type or none ("rivoli"). */
+  named: (text: string) => boolean;
+}
 
 /** Trailing words of a street tried as a city name, longest first: four cover the usual long names
  *  ("Saint-Germain-en-Laye" is four words once tokenised). */
@@ -188,15 +200,9 @@ export function cityAlone(p: ParsedAddress, ref: Reference, streetNamed: (text: 
  * street without it ("10 rue de la Paix Paris 69002" reads as "69002 Paris" does, a postcode to correct, where the
  * postcode's Lyon left the whole text a street of an uncovered commune: `unknown`).
  */
-export function cityFromStreet(
-  p: ParsedAddress,
-  ref: Reference,
-  streetKnown: StreetKnown,
-  /** Whether the whole text is a street's name, an article glued aside ("rue du petit thouars": Rue Dupetit-Thouars,
-   *  where Thouars is a commune and Paris has a Rue Petit). */
-  namedOnceGlued: (street: string) => boolean,
-): void {
+export function cityFromStreet(p: ParsedAddress, ref: Reference, lookups: StreetLookups): void {
   if (p.city !== null || p.cedexDepartement !== null || p.street === null) return;
+  const { known: streetKnown, namedOnceGlued, named: streetNamed } = lookups;
   const served = p.postcode === null ? null : new Set(ref.communesOfPostcode(p.postcode));
   if (served !== null && served.size === 0) return;
   const whole = p.street;
@@ -204,16 +210,22 @@ export function cityFromStreet(
   // arrondissements, is no street of the commune Saint-Ouen). Asked once, and only when some words name a city.
   let known: boolean | undefined;
   const wholeKnown = () => (known ??= streetKnown(whole) || namedOnceGlued(whole));
+  // What stays before the city is a street: two words or more, or one word that is no street type and that some
+  // street is named ("12 rivoli paris": Rue de Rivoli; "12 rue paris" keeps its words).
+  const isStreet = (rest: string) => rest.includes(" ") || (!isStreetType(rest) && streetNamed(rest));
   const atEnd = (street: string) =>
     served === null
-      ? cityAtEnd(street, ref, (named) => named.length > 0 && !wholeKnown())
+      ? cityAtEnd(street, ref, (named, rest) => named.length > 0 && !wholeKnown() && isStreet(rest), 1)
       : cityAtEnd(
           street,
           ref,
           (named, rest) =>
             named.length > 0 &&
             !wholeKnown() &&
-            (named.some((m) => m.communes.some((c) => served.has(c))) || streetKnown(rest)),
+            isStreet(rest) &&
+            (named.some((m) => m.communes.some((c) => served.has(c))) ||
+              (rest.includes(" ") ? streetKnown(rest) : streetNamed(rest))),
+          1,
         );
   // "10 Rue de Rivoli Paris France": the country after the city, when a city stands before it ("Quai Anatole France"
   // ends with the word as a name, and no city).
@@ -279,9 +291,11 @@ function cityAtEnd(
   street: string,
   ref: Reference,
   accept: (named: CityMatch[], rest: string) => boolean,
+  /** Words that must stay before the city: two (a type and a name) unless `accept` judges a lone word. */
+  minRest = 2,
 ): { street: string; city: string } | null {
   const words = street.split(/\s+/);
-  for (let n = Math.min(MAX_CITY_WORDS, words.length - 2); n >= 1; n--) {
+  for (let n = Math.min(MAX_CITY_WORDS, words.length - minRest); n >= 1; n--) {
     const tail = words.slice(-n).join(" ");
     const rest = words.slice(0, -n).join(" ");
     if (accept(ref.citiesNamed(tail), rest)) return { street: rest, city: tail };
