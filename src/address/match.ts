@@ -95,6 +95,21 @@ export class AddressMatcher {
     return this.#ref.namesNearly(p.city!, insee, NEAR_CITY_EDITS) ? found : null;
   }
 
+  /**
+   * "12 rue de Rivoli pari", no comma and no postcode: the last word, a city misspelt, was read into the street. The
+   * words before it, by their exact name, in the one place of the indexes that has them (as for a line with no
+   * locality), when that commune's name is at most two slips from the last word; `city_corrected`.
+   */
+  #streetBeforeNearCity(street: string, hasNumber: HasNumber): Found | null {
+    const words = street.split(/\s+/);
+    if (words.length < 3) return null;
+    const city = words.at(-1)!;
+    const found = searchAnywhere(streetQuery(words.slice(0, -1).join(" ")), this.#indexes.values(), hasNumber);
+    if (found === null) return null;
+    const insee = found.hit.index.communeCode(found.hit.street);
+    return this.#ref.namesNearly(city, insee, NEAR_CITY_EDITS) ? found : null;
+  }
+
   /** True when some indexed commune (of the département, when one is given) has a street of exactly this name (the
    *  parser fix-ups ask it). */
   readonly #streetKnown = (street: string, departement?: string): boolean => {
@@ -173,6 +188,14 @@ export class AddressMatcher {
       found = this.#streetOfNearCity(p, query, hasNumber);
       if (found) {
         reasons.delete("postcode_city_mismatch");
+        reasons.add("city_corrected");
+      }
+    }
+    if (!found && plan.anywhere) {
+      const split = this.#streetBeforeNearCity(p.street, hasNumber);
+      if (split) {
+        found = split;
+        reasons.delete("missing_city");
         reasons.add("city_corrected");
       }
     }

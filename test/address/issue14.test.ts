@@ -380,6 +380,20 @@ const PARIS_ROWS: Row[] = [
     output: "3 Rue de Lille, 75007 Paris",
   },
   {
+    source: "probe: a misspelt city after the street, no comma, no postcode (was missing_city, no street)",
+    line: "12 rue de rivoli pari",
+    verdict: "incomplete",
+    reasons: ["missing_postcode", "city_corrected"],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "guard: the same, the street unknown",
+    line: "12 rue des zorglubs pari",
+    verdict: "incomplete",
+    reasons: ["missing_postcode", "missing_city"],
+    output: null,
+  },
+  {
     source: "guard: a street type alone before the city is no street",
     line: "12 rue paris",
     verdict: "incomplete",
