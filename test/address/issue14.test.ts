@@ -359,6 +359,20 @@ const PARIS_ROWS: Row[] = [
     output: null,
   },
   {
+    source: "probe: three letters one slip from rue, before an article (was street_not_found)",
+    line: "12 tue de rivoli 75004 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: three letters one slip from quai, before an article (was street_not_found)",
+    line: "10 qai de la tournelle 75005 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "10 Quai de la Tournelle, 75005 Paris",
+  },
+  {
     source: "probe: a street named without its type before the city, no comma (was missing_city, no street)",
     line: "12 rivoli paris",
     verdict: "incomplete",
@@ -2230,6 +2244,21 @@ const SMALL_WORD_ROWS: Row[] = [
     reasons: [],
     street: "Chemin de la Croix",
   },
+  // A first word one slip from a type, before an article, read as the type; the name as written first.
+  {
+    source: "probe: three letters one slip from rue, before an article, read as rue (was Gué de la Vallée)",
+    line: "1 tue de la Vallée, 90200 Giromagny",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Rue de la Vallée",
+  },
+  {
+    source: "guard: a lieu-dit whose first word is one slip from a type, beside that street, as written",
+    line: "1 Gué de la Vallée, 90200 Giromagny",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Gué de la Vallée",
+  },
   {
     source: "guard: a street named after its own commune keeps its last word",
     line: "1 Rue de Giromagny, 90200 Giromagny",
@@ -2263,6 +2292,8 @@ describe("issue 14: small words and coverage over a written index (Giromagny, 90
           ...streetRows("Rue de Giromagny", [1], at, GIROMAGNY),
           ...streetRows("Chemin la Croix", [1], at, GIROMAGNY),
           ...streetRows("Chemin de la Croix", [1], at, GIROMAGNY),
+          ...streetRows("Rue de la Vallée", [1], at, GIROMAGNY),
+          ...streetRows("Gué de la Vallée", [1], at, GIROMAGNY),
         ]),
       ],
     });

@@ -44,7 +44,7 @@ export function streetQuery(street: string): StreetQuery {
   const nameWords = nameWordsOf(street);
   if (key.type === null) {
     const words = key.key.split(" ");
-    const guess = words.length > 1 ? guessStreetType(words[0]!) : null;
+    const guess = words.length > 1 ? guessStreetType(words[0]!, { beforeArticle: beforeArticle(street) }) : null;
     if (guess !== null) {
       const guessed = prepareQuery(streetKey([guess, ...words.slice(1)].join(" ")), { typeGuessed: true, nameWords });
       guessed.unguessed = prepareQuery(key, { nameWords, written: street });
@@ -52,6 +52,14 @@ export function streetQuery(street: string): StreetQuery {
     }
   }
   return prepareQuery(key, { nameWords, written: street });
+}
+
+/** Articles a street type stands before ("rue de", "quai de la", "cours la"). */
+const ARTICLE_AFTER_TYPE = /^\S+\s+(?:de|du|des|la|le|les|aux|[dl]['’])/i;
+
+/** Whether the street as written has an article as its second word: its first word is then likely a type. */
+function beforeArticle(street: string): boolean {
+  return ARTICLE_AFTER_TYPE.test(street.trim());
 }
 
 /** Articles that begin many names once glued to the next word (Lepic, Letellier, Delambre, Dupetit-Thouars). */
@@ -105,11 +113,12 @@ function typeWordAsName(q: StreetQuery, scopes: readonly CommuneScope[]): Street
 /** Exact names in a tier: the key as written; when no street there has it, the type word read as the name's first
  *  word (typeWordAsName), which then misses only the type ("faubourg saint antoine" for Rue du Faubourg…). */
 function exactInTier(q: StreetQuery, scopes: readonly CommuneScope[]): StreetHit[] {
-  const hits = exactStreets(q, scopes);
-  if (hits.length > 0) return hits;
-  // A name whose first word was taken for a misspelt type ("Tour des Dames" read "Cour des Dames"), as written.
+  // A name whose first word was taken for a misspelt type, as written, first: "Tour des Dames" is no Cour des Dames,
+  // and a lieu-dit "Gué de la Vallée" no Rue de la Vallée, when both are there.
   const asWritten = q.unguessed === null ? [] : exactStreets(q.unguessed, scopes);
   if (asWritten.length > 0) return asWritten;
+  const hits = exactStreets(q, scopes);
+  if (hits.length > 0) return hits;
   const asName = typeWordAsName(q, scopes);
   const named = asName === null ? [] : streetsNamedExactly(asName, scopes);
   return named.length > 0 ? named : hits;

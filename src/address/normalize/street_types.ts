@@ -126,11 +126,18 @@ export const STREET_TYPE_WORDS: readonly string[] = [...EXPAND.keys()].sort((a, 
 
 const FULL_TYPES = [...new Set(EXPAND.values())].filter((t) => t.length >= 4);
 
-/** The full type one slip away from a word of 4+ letters that is no type ("aveue" → "avenue"), or null. */
-export function guessStreetType(word: string): string | null {
-  if (word.length < 4 || EXPAND.has(word)) return null;
+/** Short types that a three-letter slip may stand for ("tue", "eue" for rue; "qai" for quai). */
+const SHORT_GUESSES = ["rue", ...FULL_TYPES];
+
+/**
+ * The full type one slip away from a word of 4+ letters that is no type ("aveue" → "avenue"), or null. A word of three
+ * letters only before an article (`beforeArticle`: "tue de Rivoli", "qai de la Tournelle"), where a type is what
+ * stands; alone, three letters one slip from "rue" are as likely a name.
+ */
+export function guessStreetType(word: string, options: { beforeArticle?: boolean } = {}): string | null {
+  if (EXPAND.has(word) || word.length < (options.beforeArticle ? 3 : 4)) return null;
   let found: string | null = null;
-  for (const t of FULL_TYPES) {
+  for (const t of word.length === 3 ? SHORT_GUESSES : FULL_TYPES) {
     if (Math.abs(t.length - word.length) > 1) continue;
     if (withinOneEdit(word, t)) {
       if (found !== null && found !== t) return null;
