@@ -145,8 +145,10 @@ function readsAsPostcode(written: string, city: string | null, ref: Reference): 
 
 // What people add after a city that is no part of its name: the region ("Paris IDF", "Lyon, Auvergne-Rhône-Alpes"
 // as one field), the département's number ("Paris 75"), or the city written twice ("75004 Paris 75004 Paris").
-const REGION_AFTER_CITY =
-  /\s+(?:ile de france|idf|provence alpes cote d azur|paca|auvergne rhone alpes|ara|bourgogne franche comte|bfc|bretagne|centre val de loire|cvl|corse|grand est|hauts de france|hdf|normandie|nouvelle aquitaine|occitanie|pays de la loire|pdl)$/;
+const REGIONS =
+  "ile de france|idf|provence alpes cote d azur|paca|auvergne rhone alpes|ara|bourgogne franche comte|bfc|bretagne|centre val de loire|cvl|corse|grand est|hauts de france|hdf|normandie|nouvelle aquitaine|occitanie|pays de la loire|pdl";
+const REGION_AFTER_CITY = new RegExp(`\\s+(?:${REGIONS})$`);
+const REGION_ALONE = new RegExp(`^(?:${REGIONS})$`);
 const NUMBER_AFTER_CITY = /\s+(\d{2,3}|2a|2b)$/;
 
 /** "Paris IDF", "Paris 75", "Paris Paris": a city that names no commune as written, but does without what follows it
@@ -157,6 +159,12 @@ export function cityWithoutAdditions(p: ParsedAddress, ref: Reference): void {
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, " ")
     .trim();
+  // "12 rue de Rivoli, Île-de-France": a region where the city goes names no city (it was street_not_found and
+  // postcode_city_mismatch); the line has no city. (A region's name that is a commune's, Bretagne in the 90, stays.)
+  if (REGION_ALONE.test(folded)) {
+    p.city = null;
+    return;
+  }
   const words = folded.split(" ");
   const half = words.length / 2;
   const twice = Number.isInteger(half) && words.slice(0, half).join(" ") === words.slice(half).join(" ");

@@ -113,11 +113,14 @@ export function countryFromName(text: string): string | null {
 }
 
 /** Splits a trailing country off a free-form line: its own comma segment (names or codes), or trailing words. */
+/** The short names of French regions people add after the city ("Paris, IDF"): no country's code. */
+const FRENCH_REGION_CODES: ReadonlySet<string> = new Set(["idf", "ara", "bfc", "cvl", "hdf", "pdl"]);
+
 export function splitCountry(line: string): { rest: string; country: string | null; from: "segment" | "words" | null } {
   const comma = line.lastIndexOf(",");
   if (comma >= 0) {
     const last = line.slice(comma + 1).trim();
-    if (/^[a-z]{2,3}$/i.test(last)) {
+    if (/^[a-z]{2,3}$/i.test(last) && !FRENCH_REGION_CODES.has(fold(last))) {
       // A bare code as its own segment: FR/FRA, or any other code (not covered), but never a number or a city.
       if (isFrance(last) || countryNames().has(fold(last)) || /^[A-Z]{2,3}$/.test(last)) {
         return { rest: line.slice(0, comma).trim(), country: last, from: "segment" };
@@ -143,6 +146,8 @@ export function splitCountry(line: string): { rest: string; country: string | nu
       return { rest: line.slice(0, line.length - words[0]!.length).trim(), country: words[0]!, from: "words" };
     for (let n = Math.min(4, words.length - 1); n >= 1; n--) {
       const tail = words.slice(-n).join(" ");
+      // "75004 Paris Ile de France": the region's last word, not the country (a fix-up takes the region off the city).
+      if (/(?:^|\s)[iî]le\s+de$/i.test(words.slice(0, -n).join(" "))) continue;
       // Codes in capitals too, for France only ("75004 Paris FR"): a word of two letters is no safe country else.
       if ((tail.length >= 4 && countryFromName(tail)) || /^(?:FR|FRA)$/.test(tail)) {
         return { rest: line.slice(0, line.length - tail.length).trim(), country: tail, from: "words" };
