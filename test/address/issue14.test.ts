@@ -951,6 +951,27 @@ const PARIS_ROWS: Row[] = [
     output: null,
   },
   {
+    source: "probe: fb for faubourg inside the name (was Rue Saint-Honoré, house_number_out_of_range)",
+    line: "55 rue du fb saint honore 75008 paris",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue du Faubourg Saint-Honoré",
+  },
+  {
+    source: "probe: fb for faubourg as the type (was postcode_city_mismatch, Saint-Honoré read as the city)",
+    line: "55 fb st honore 75008 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    street: "Rue du Faubourg Saint-Honoré",
+  },
+  {
+    source: "guard: a type word alone names no street cut short, even the one street it begins here",
+    line: "12 rue du faubourg 75008 paris",
+    verdict: "nonexistent",
+    reasons: ["street_not_found"],
+    output: null,
+  },
+  {
     source: "guard: Prés before a name is still Président",
     line: "116 avenue du prés kennedy 75016 paris",
     verdict: "deliverable",

@@ -7,6 +7,7 @@
 // it is the only such name in the tier (clearWinner, with the house number as tie-breaker). `street_corrected`, as
 // the initials search (initials.ts) answers; search_order.ts says when it is tried.
 import { isTitle, isTitleOrGivenName } from "../normalize/person_names.ts";
+import { isStreetType } from "../normalize/street_types.ts";
 import { asciiBytes } from "../index/format.ts";
 import { MONTHS } from "../normalize/number_words.ts";
 import { EDIT_COST, MISSING_TYPE_COST } from "./fuzzy_budget.ts";
@@ -80,19 +81,20 @@ export function leftOutWordsStreets(
 
 const YEAR = /^\d{4}$/;
 
-/** "Saint" begins a name and names no one: "boulevard Saint" is no more Boulevard Saint-Marcel than Saint-Michel. */
+/** "Saint" begins a name and names no one: "boulevard Saint" is no more Boulevard Saint-Marcel than Saint-Michel. Nor
+ *  does a type word that begins names ("rue du Faubourg" is no Rue du Faubourg Saint-Honoré, even where it is alone). */
 const SAINTS: ReadonlySet<string> = new Set(["saint", "sainte", "saints", "saintes"]);
 
 /**
  * Streets of the query's type whose name is the query's with any words added at its end (one scan of the first tier's
  * communes, which both readings below share): the name the user wrote is the beginning of theirs. Never for a query
- * without a type, or whose name is only titles, given names and "saint" ("rue Jean" names no Rue Jean-Pierre Timbaud,
- * "rue Charles" no Rue Charles et Robert).
+ * without a type, or whose name is only titles, given names, "saint" and type words ("rue Jean" names no Rue
+ * Jean-Pierre Timbaud, "rue Charles" no Rue Charles et Robert).
  */
 export function cutNameStreets(q: StreetQuery, scopes: readonly CommuneScope[]): StreetHit[] {
   const words = q.key.nameTokens;
   const type = q.key.type;
-  if (type === null || words.every((w) => isTitleOrGivenName(w) || SAINTS.has(w))) return [];
+  if (type === null || words.every((w) => isTitleOrGivenName(w) || SAINTS.has(w) || isStreetType(w))) return [];
   const headBytes = asciiBytes(`${type} ${words.join(" ")} `);
   const out: StreetHit[] = [];
   for (const { index, communes } of scopes) {

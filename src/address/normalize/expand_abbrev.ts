@@ -59,6 +59,7 @@ const WORDS: Readonly<Record<string, string>> = nullProto({
   fg: "faubourg",
   faub: "faubourg",
   fbrg: "faubourg",
+  fb: "faubourg",
 });
 
 // Expansions into several words.

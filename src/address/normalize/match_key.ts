@@ -14,7 +14,7 @@ import { tokenize } from "./tokenize.ts";
  * would look for keys that its index spells otherwise. Bump it with any change in the keys of some name:
  * test/address/match_key_version.test.ts holds the digest of the keys of a fixed set of names for this version, and
  * fails until both are updated.
- * 2: "prés" as the last word stays "pres" (meadows), no longer "president".
+ * 2: "prés" as the last word stays "pres" (meadows), no longer "president"; "fb" is faubourg.
  */
 export const MATCH_KEY_VERSION = 2;
 

@@ -18,7 +18,7 @@ const TABLE: Readonly<Record<string, readonly string[]>> = {
   route: ["rte", "rt", "rou"],
   square: ["sq", "squ", "sqr"],
   quai: ["q", "qu", "qua", "quais"],
-  faubourg: ["fg", "fbg", "fbourg", "faub", "fbrg"],
+  faubourg: ["fg", "fbg", "fb", "fbourg", "faub", "fbrg"],
   passage: ["pas", "pass", "pge", "psge", "passages"],
   carrefour: ["car", "carr", "caref", "carf"],
   rondpoint: ["rpt", "rdpt", "rdp", "rdpoint", "rondpoint", "rd pt"],
