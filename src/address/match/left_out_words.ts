@@ -81,15 +81,15 @@ export function leftOutWordsStreets(
 
 const YEAR = /^\d{4}$/;
 
-/** "Saint" begins a name and names no one: "boulevard Saint" is no more Boulevard Saint-Marcel than Saint-Michel. Nor
- *  does a type word that begins names ("rue du Faubourg" is no Rue du Faubourg Saint-Honoré, even where it is alone). */
+/** "Saint" begins a name and names no one: "boulevard Saint" is no more Boulevard Saint-Marcel than Saint-Michel. */
 const SAINTS: ReadonlySet<string> = new Set(["saint", "sainte", "saints", "saintes"]);
 
 /**
  * Streets of the query's type whose name is the query's with any words added at its end (one scan of the first tier's
  * communes, which both readings below share): the name the user wrote is the beginning of theirs. Never for a query
  * without a type, or whose name is only titles, given names, "saint" and type words ("rue Jean" names no Rue
- * Jean-Pierre Timbaud, "rue Charles" no Rue Charles et Robert).
+ * Jean-Pierre Timbaud, "rue Charles" no Rue Charles et Robert, "rue du Faubourg" no Rue du Faubourg Saint-Honoré even
+ * where it is the only one).
  */
 export function cutNameStreets(q: StreetQuery, scopes: readonly CommuneScope[]): StreetHit[] {
   const words = q.key.nameTokens;

@@ -266,12 +266,8 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
       if (i > 0 && hit.scores.name > 0 && hasNumber !== hasNoNumber && !hasNumber(hit)) continue;
       // "12 rue de Rivolli, 75001": the corrected street lacks the number here but has it in a later tier under the
       // same name: a typo and a wrong arrondissement together (issue 14, item 3).
-      if (!hasNumber(hit)) {
-        for (const other of scoped.slice(i + 1)) {
-          const there = streetsNamedAs(hit, other.scopes).find(hasNumber);
-          if (there) return { hit: there, tier: other.tier, fuzzy: there.scores.name > 0 };
-        }
-      }
+      const elsewhere = hasNumber(hit) ? null : numberInLaterTier(hit, scoped.slice(i + 1), hasNumber);
+      if (elsewhere !== null) return { ...elsewhere, fuzzy: elsewhere.hit.scores.name > 0 };
       return { hit, tier, fuzzy: hit.scores.name > 0 };
     }
   }
@@ -343,7 +339,7 @@ const GLUED_ARTICLE_START = /^(?:le|la|de|du)(?=[a-z]{4})/;
 /**
  * The query with an article glued to the next word taken apart: "rue lafayete" is Rue la Fayette. Glued and with a
  * slip ("lafayete" against "fayette", the key dropping "la") the name is three edits away, beyond any budget; apart, the
- * slip is one. Tried after the exact readings, since the rest needs a fuzzy match (ungluedStreets).
+ * slip is one. Tried after the exact readings, since the rest needs a fuzzy match (searchUngluedArticles).
  */
 function ungluedArticles(q: StreetQuery): StreetQuery[] {
   if (q.ungluedArticles !== undefined) return q.ungluedArticles;
@@ -374,13 +370,21 @@ function searchUngluedArticles(q: StreetQuery, scoped: readonly ScopedTier[], ha
   const winners = clearWinner(hits, hasNumber);
   if (winners === null) return null;
   const hit = pickByNumber(winners, hasNumber);
-  if (!hasNumber(hit)) {
-    for (const other of scoped.slice(1)) {
-      const there = streetsNamedAs(hit, other.scopes).find(hasNumber);
-      if (there) return { hit: there, tier: other.tier, fuzzy: true };
-    }
+  const elsewhere = hasNumber(hit) ? null : numberInLaterTier(hit, scoped.slice(1), hasNumber);
+  return { ...(elsewhere ?? { hit, tier: first.tier }), fuzzy: true };
+}
+
+/** The street of a hit's very name (same type and name) in the first of these tiers where it has the house number. */
+function numberInLaterTier(
+  hit: StreetHit,
+  later: readonly ScopedTier[],
+  hasNumber: HasNumber,
+): { hit: StreetHit; tier: SearchTier } | null {
+  for (const { tier, scopes } of later) {
+    const there = streetsNamedAs(hit, scopes).find(hasNumber);
+    if (there) return { hit: there, tier };
   }
-  return { hit, tier: first.tier, fuzzy: true };
+  return null;
 }
 
 /** Whether some street of the scopes has the query's name once an article is glued to the word after it (gluedArticles):
