@@ -24,12 +24,11 @@ const SPACED_DASH = /\s+[-\u2013\u2014]\s+/;
  * as match keys (streetKey), the second under the type's key ("rue Léonie Duquet").
  */
 export function compoundNameParts(name: string): string[] {
-  if (SPACED_DASH.test(name)) return dashedNameParts(name);
-  const halves = name.split(AND);
-  if (halves.length !== 2) return [];
-  const [first, second] = halves as [string, string];
-  const type = streetKey(name).type;
-  if (type === null) return [];
+  const dashed = SPACED_DASH.test(name);
+  const split = halvesOf(name, dashed ? SPACED_DASH : AND);
+  if (split === null) return [];
+  if (dashed) return dashedNameParts(split);
+  const { first, second, type } = split;
   const parts: string[] = [];
   const firstWords = streetKey(first).nameTokens;
   const withArticle = tokenize(first).some((w) => STOP_WORDS.has(w));
@@ -49,16 +48,27 @@ export function compoundNameParts(name: string): string[] {
  * written when it begins with a street type of its own ("Esplanade de la Libération"), else under the street's type
  * when it has two words or more ("Pont Cardinal Lustiger"; "Place Unesco" alone would be too thin, as for "et").
  */
-function dashedNameParts(name: string): string[] {
-  const halves = name.split(SPACED_DASH);
-  if (halves.length !== 2) return [];
-  const [first, second] = halves as [string, string];
-  const type = streetKey(name).type;
-  if (type === null) return [];
+function dashedNameParts({ first, second, type }: Halves): string[] {
   const parts: string[] = [];
   if (streetKey(first).nameTokens.length > 0) parts.push(first);
   const ownType = streetKey(second).type !== null;
   const secondPart = ownType ? second : `${type} ${second}`;
   if (ownType || streetKey(secondPart).nameTokens.length > 1) parts.push(secondPart);
   return parts;
+}
+
+interface Halves {
+  first: string;
+  second: string;
+  /** The street's type in match-key form. */
+  type: string;
+}
+
+/** The two halves of a name around one separator, and its type; null for a name without both or without a type. */
+function halvesOf(name: string, separator: RegExp): Halves | null {
+  const halves = name.split(separator);
+  if (halves.length !== 2) return null;
+  const type = streetKey(name).type;
+  if (type === null) return null;
+  return { first: halves[0]!, second: halves[1]!, type };
 }
