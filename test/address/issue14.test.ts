@@ -972,6 +972,27 @@ const PARIS_ROWS: Row[] = [
     output: null,
   },
   {
+    source: "probe: a king's number in figures for BAN's one roman letter (was street_not_found)",
+    line: "12 avenue george 5 75008 paris",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Avenue George V",
+  },
+  {
+    source: "probe: the same, Rue Charles V (was street_not_found)",
+    line: "12 rue charles 5 75004 paris",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Rue Charles V",
+  },
+  {
+    source: "guard: BAN's roman letter as written",
+    line: "12 avenue george v 75008 paris",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Avenue George V",
+  },
+  {
     source: "guard: Prés before a name is still Président",
     line: "116 avenue du prés kennedy 75016 paris",
     verdict: "deliverable",

@@ -17,7 +17,7 @@ import { streetRows } from "./written_index.ts";
 
 /** The digest of the keys for MATCH_KEY_VERSION. After a deliberate change of the keys: bump the version, then
  *  write here the digest the failure prints. (A new release of @etalab/decoupage-administratif may change it too.) */
-const DIGEST = { version: 2, sha256: "5edbdb7ca704fdf8131a8dcb6324ba3bc75f1964bcd8ec00ef9b9d5576018271" };
+const DIGEST = { version: 2, sha256: "7c1c0f432589f1a69185206f4371e3d48e052de696cfc5eeef362dbd2dc80cc2" };
 
 const STREET_NAMES = [
   "Rue du Moulin des Prés",
@@ -29,6 +29,8 @@ const STREET_NAMES = [
   "Rue du 08 Mai 1945",
   "Place du 4 Septembre",
   "Pont Alexandre III",
+  "Avenue George V",
+  "rue Charles 5",
   "Rue de la Chaussée d'Antin",
   "Rond-Point des Champs-Élysées-Marcel Dassault",
   "Rue du Faubourg Saint-Antoine",

@@ -14,7 +14,8 @@ import { tokenize } from "./tokenize.ts";
  * would look for keys that its index spells otherwise. Bump it with any change in the keys of some name:
  * test/address/match_key_version.test.ts holds the digest of the keys of a fixed set of names for this version, and
  * fails until both are updated.
- * 2: "prés" as the last word stays "pres" (meadows), no longer "president"; "fb" is faubourg.
+ * 2: "prés" as the last word stays "pres" (meadows), no longer "president"; "fb" is faubourg; a lone v or x last
+ *    after a word of the name is a number ("George V": "george cinq").
  */
 export const MATCH_KEY_VERSION = 2;
 

@@ -92,12 +92,26 @@ function romanInContext(tokens: readonly string[], i: number): boolean {
   return i >= 2 && prev !== undefined && /^[a-z]+$/.test(prev) && !STOP_WORDS.has(prev);
 }
 
+/** A king's or pope's number in one letter, last after a word of the name (romanInContext): BAN's "Avenue George V",
+ *  "Rue Charles V", which people also write "avenue George 5". Elsewhere a lone v or x is a name or an initial ("Rue
+ *  X", "Rue V. Hugo"). Any word before it, not a given name only, so that a slip there ("Rue Chalres V") leaves the
+ *  number as BAN's key has it. */
+function regnalLetter(tokens: readonly string[], i: number): number | null {
+  const t = tokens[i];
+  if (i !== tokens.length - 1) return null;
+  return t === "v" ? 5 : t === "x" ? 10 : null;
+}
+
 /** Tokens of a match key with every 2-99 number and roman numeral spelled out: ["rue", "du", "4", "septembre"]
  *  → ["rue", "du", "quatre", "septembre"]; "xxiv" → ["vingt", "quatre"]; "1945" stays. */
 export function numberWords(tokens: readonly string[]): string[] {
   const out: string[] = [];
   for (const [i, t] of tokens.entries()) {
-    const n = /^\d{1,2}$/.test(t) ? Number(t) : romanInContext(tokens, i) ? romanValue(t) : null;
+    const n = /^\d{1,2}$/.test(t)
+      ? Number(t)
+      : romanInContext(tokens, i)
+        ? (romanValue(t) ?? regnalLetter(tokens, i))
+        : null;
     // 1 stays a digit: "un" is an article the key drops, and "Allée X 1" must not read as "Allée X".
     if (n !== null && n >= 2 && n <= 99) out.push(...frenchNumberWords(n));
     else out.push(PLURAL.get(t) ?? t);
