@@ -436,6 +436,20 @@ const PARIS_ROWS: Row[] = [
     output: null,
   },
   {
+    source: "probe: figures where the street goes name none (was Voie D/12 in the 12th, corrected)",
+    line: "12 12 75004 paris",
+    verdict: "incomplete",
+    reasons: ["missing_street"],
+    output: "75004 Paris",
+  },
+  {
+    source: "guard: a number typed again after a name that has one keeps it",
+    line: "7 place edouard 7 75009 paris",
+    verdict: "deliverable",
+    reasons: [],
+    street: "Place Edouard VII",
+  },
+  {
     source: "guard: a street type alone before the city is no street",
     line: "12 rue paris",
     verdict: "incomplete",

@@ -390,6 +390,8 @@ function cityField(text: string): string | null {
 }
 
 const SUFFIX_ALONE = /^(?:bis|ter|quater|quinquies|[a-d])$/i;
+/** A street part of figures and separators only. */
+const FIGURES_ONLY = /^[\d\s/-]+$/;
 const SUFFIX_BEFORE_STREET = /^(bis|ter|quater|quinquies|[a-d])\.?\s+/i;
 
 /** "rue de Rivoli 10" after "10": the number typed again after the street, and the street without it; null when the
@@ -479,6 +481,8 @@ export function parseAddress(input: AddressInput): ParsedAddress {
         street = repeated.street;
         repeatedAgain = repeated.again;
       }
+      // "12 12 75004": figures where the street goes name none (the fuzzy pass made "12" Voie D/12 of the 12th).
+      if (street !== null && FIGURES_ONLY.test(street)) street = null;
     } else {
       street = streetSegment(address) || null;
       // "rue de Rivoli, 10, 75004 Paris": the number in its own segment after the street's.
