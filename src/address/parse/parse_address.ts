@@ -316,6 +316,11 @@ const TRAILING_UNIT = new RegExp(
   `\\s+(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|apt|esc|escalier|etage|étage|etg|ch|chambre)(?=[\\s.\\d])\\.?\\s*(?:n°\\s*)?[\\w-]{1,5}|porte\\s*(?:n°\\s*)?\\d{1,4}[a-z]?|porte\\s+(?:gauche|droite|g|d|face)|${FLOOR_OR_COURTYARD}|${DWELLING}|${DELIVERY_NOTE}|${ENGLISH_UNIT})$`,
   "i",
 );
+// Premises inside the building ("bureau 5", "local 3", "tour A", "cour B", "box 12"), and places in it with no number
+// ("sous-sol", "loge du gardien"). Their words also end names ("Rue de la Tour", "Cour du Commerce"): never after an
+// article, and with the premises' number or letter apart from the word ("Rue Burq" is a name).
+const TRAILING_PREMISES =
+  /(?<!(?:^|\s)(?:de|du|des|la|le|les|aux|l'|d'|l’|d’))\s+(?:(?:bureau|local|tour|cour|box|cave|parking|magasin)(?:\.?\s+|\.)(?:n°\s*)?(?:\d{1,4}[a-z]?|[a-z])|sous[\s-]sol|loge(?:\s+du)?\s+gardien)$/i;
 
 const NUMBER_SEGMENT = /^\d{1,4}\s*(?:bis|ter|quater|[a-z])?$/i;
 // A word repeated whole (\b is ASCII's: "r résal" would repeat "r").
@@ -348,7 +353,11 @@ function streetSegment(text: string): string {
  *  once the city is taken off the end of a street ("10 Rue de Rivoli Apt 5B Paris 75004", match/parser_fixups.ts). */
 export function withoutTrailingUnits(street: string): string {
   let out = street;
-  for (let i = 0; i < 4 && TRAILING_UNIT.test(out); i++) out = out.replace(TRAILING_UNIT, "");
+  for (let i = 0; i < 4; i++) {
+    const next = out.replace(TRAILING_UNIT, "").replace(TRAILING_PREMISES, "");
+    if (next === out) break;
+    out = next;
+  }
   return out;
 }
 
