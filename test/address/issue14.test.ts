@@ -415,6 +415,21 @@ const PARIS_ROWS: Row[] = [
     output: "12 Rue de Rivoli, 75004 Paris",
   },
   {
+    source:
+      "probe: SP after the city, a public service's delivery office (was street_not_found, postcode_city_mismatch)",
+    line: "20 avenue de segur 75350 paris 07 sp",
+    verdict: "corrected",
+    reasons: ["postcode_corrected"],
+    output: "20 Avenue de Ségur, 75007 Paris",
+  },
+  {
+    source: "probe: SP after the city with a geographic postcode (was city_corrected)",
+    line: "57 rue de varenne 75007 paris sp",
+    verdict: "deliverable",
+    reasons: [],
+    output: "57 Rue de Varenne, 75007 Paris",
+  },
+  {
     source: "guard: another country's code is still a country",
     line: "12 rue de rivoli, 75004 Paris, DE",
     verdict: "unknown",

@@ -147,7 +147,9 @@ function readsAsPostcode(written: string, city: string | null, ref: Reference): 
 // as one field), the département's number ("Paris 75"), or the city written twice ("75004 Paris 75004 Paris").
 const REGIONS =
   "ile de france|idf|provence alpes cote d azur|paca|auvergne rhone alpes|ara|bourgogne franche comte|bfc|bretagne|centre val de loire|cvl|corse|grand est|hauts de france|hdf|normandie|nouvelle aquitaine|occitanie|pays de la loire|pdl";
-const REGION_AFTER_CITY = new RegExp(`\\s+(?:${REGIONS})$`);
+// "SP" after the city: La Poste's mark of a public service's delivery office ("75700 PARIS SP", "75350 PARIS 07 SP",
+// ministries' addresses), like CEDEX no part of the city's name.
+const ADDITION_AFTER_CITY = new RegExp(`\\s+(?:${REGIONS}|sp)$`);
 const REGION_ALONE = new RegExp(`^(?:${REGIONS})$`);
 const NUMBER_AFTER_CITY = /\s+(\d{2,3}|2a|2b)$/;
 
@@ -168,7 +170,7 @@ export function cityWithoutAdditions(p: ParsedAddress, ref: Reference): void {
   const words = folded.split(" ");
   const half = words.length / 2;
   const twice = Number.isInteger(half) && words.slice(0, half).join(" ") === words.slice(half).join(" ");
-  let rest = twice ? words.slice(0, half).join(" ") : folded.replace(REGION_AFTER_CITY, "");
+  let rest = twice ? words.slice(0, half).join(" ") : folded.replace(ADDITION_AFTER_CITY, "");
   const number = NUMBER_AFTER_CITY.exec(rest)?.[1];
   if (number !== undefined && p.postcode !== null && departementOfPostcode(p.postcode) === number) {
     rest = rest.slice(0, -number.length).trim();
