@@ -430,6 +430,21 @@ const PARIS_ROWS: Row[] = [
     output: "57 Rue de Varenne, 75007 Paris",
   },
   {
+    source:
+      "probe: Paris Centre, the sector of the first four arrondissements (was street_not_found, postcode_city_mismatch)",
+    line: "12 rue de rivoli, paris centre",
+    verdict: "incomplete",
+    reasons: ["missing_postcode"],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: centre-ville after the city (was city_corrected)",
+    line: "12 rue de rivoli 75004 paris centre-ville",
+    verdict: "deliverable",
+    reasons: [],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
     source: "guard: another country's code is still a country",
     line: "12 rue de rivoli, 75004 Paris, DE",
     verdict: "unknown",

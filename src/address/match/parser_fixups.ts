@@ -148,8 +148,9 @@ function readsAsPostcode(written: string, city: string | null, ref: Reference): 
 const REGIONS =
   "ile de france|idf|provence alpes cote d azur|paca|auvergne rhone alpes|ara|bourgogne franche comte|bfc|bretagne|centre val de loire|cvl|corse|grand est|hauts de france|hdf|normandie|nouvelle aquitaine|occitanie|pays de la loire|pdl";
 // "SP" after the city: La Poste's mark of a public service's delivery office ("75700 PARIS SP", "75350 PARIS 07 SP",
-// ministries' addresses), like CEDEX no part of the city's name.
-const ADDITION_AFTER_CITY = new RegExp(`\\s+(?:${REGIONS}|sp)$`);
+// ministries' addresses), like CEDEX no part of the city's name. "Centre", "centre-ville": its middle ("Nantes centre",
+// and Paris Centre, the four first arrondissements' sector since 2020).
+const ADDITION_AFTER_CITY = new RegExp(`\\s+(?:${REGIONS}|sp|centre(?: ville)?)$`);
 const REGION_ALONE = new RegExp(`^(?:${REGIONS})$`);
 const NUMBER_AFTER_CITY = /\s+(\d{2,3}|2a|2b)$/;
 
