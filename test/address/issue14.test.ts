@@ -445,6 +445,13 @@ const PARIS_ROWS: Row[] = [
     output: "12 Rue de Rivoli, 75004 Paris",
   },
   {
+    source: "probe: the town as an institution, Ville de Paris (was city_corrected)",
+    line: "12 rue de rivoli 75004 ville de paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
     source: "guard: another country's code is still a country",
     line: "12 rue de rivoli, 75004 Paris, DE",
     verdict: "unknown",

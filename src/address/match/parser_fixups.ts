@@ -152,10 +152,13 @@ const REGIONS =
 // and Paris Centre, the four first arrondissements' sector since 2020).
 const ADDITION_AFTER_CITY = new RegExp(`\\s+(?:${REGIONS}|sp|centre(?: ville)?)$`);
 const REGION_ALONE = new RegExp(`^(?:${REGIONS})$`);
+// The town as an institution ("Ville de Paris", "Mairie de Lyon", "Commune de Vézelois"), as letters to it write it.
+const ADDITION_BEFORE_CITY = /^(?:ville|mairie|commune)\s+(?:de\s+|d\s+)/;
 const NUMBER_AFTER_CITY = /\s+(\d{2,3}|2a|2b)$/;
 
-/** "Paris IDF", "Paris 75", "Paris Paris": a city that names no commune as written, but does without what follows it
- *  (city_corrected was answered for the very city written). The département's number only when it is the postcode's. */
+/** "Paris IDF", "Paris 75", "Paris Paris", "Ville de Paris": a city that names no commune as written, but does without
+ *  what is added to it (city_corrected was answered for the very city written). The département's number only when it
+ *  is the postcode's. */
 export function cityWithoutAdditions(p: ParsedAddress, ref: Reference): void {
   if (p.city === null || ref.citiesNamed(p.city).length > 0) return;
   const folded = foldAccents(p.city)
@@ -171,7 +174,9 @@ export function cityWithoutAdditions(p: ParsedAddress, ref: Reference): void {
   const words = folded.split(" ");
   const half = words.length / 2;
   const twice = Number.isInteger(half) && words.slice(0, half).join(" ") === words.slice(half).join(" ");
-  let rest = twice ? words.slice(0, half).join(" ") : folded.replace(ADDITION_AFTER_CITY, "");
+  let rest = twice
+    ? words.slice(0, half).join(" ")
+    : folded.replace(ADDITION_AFTER_CITY, "").replace(ADDITION_BEFORE_CITY, "");
   const number = NUMBER_AFTER_CITY.exec(rest)?.[1];
   if (number !== undefined && p.postcode !== null && departementOfPostcode(p.postcode) === number) {
     rest = rest.slice(0, -number.length).trim();
