@@ -72,10 +72,18 @@ const TRAILING_NOISE = new RegExp(
 );
 
 /** A postcode as written, made comparable: spaces out ("75 004"), the letter O for a zero ("750O4"), the leading zero
- *  that spreadsheets drop put back ("1000" for 01000), Corsica's letters in upper case ("2a000"). It may still be no
- *  postcode at all ("7504"): the matcher then corrects it, or says the postcode is missing. */
+ *  that spreadsheets drop put back ("1000" for 01000), and what else they do to it ("75004.0", "75.004"), the
+ *  country's letters before it ("F-75004"), Corsica's letters in upper case ("2a000"). It may still be no postcode at
+ *  all ("7504"): the matcher then corrects it, or says the postcode is missing. */
 export function comparablePostcode(written: string): string {
-  const compact = written.replace(/\s+/g, "").toUpperCase();
+  const compact = written
+    .replace(/\s+/g, "")
+    .toUpperCase()
+    // "F-75004", "FR75004": the country's letters before the code, as for mail from abroad.
+    .replace(/^(?:F|FR|FRA)-?(?=\d{5}$)/, "")
+    // From spreadsheets: "75004.0" (a number read as a float), "75.004" (a thousands separator).
+    .replace(/^(\d{4,5})\.0+$/, "$1")
+    .replace(/^(\d{1,2})[.,](\d{3})$/, "$1$2");
   // "750O4": the letter O typed for a zero.
   if (/^\d{2}[\dO]{3}$/.test(compact)) return compact.replaceAll("O", "0");
   return /^\d{4}$/.test(compact) ? `0${compact}` : compact;
