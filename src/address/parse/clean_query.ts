@@ -57,6 +57,9 @@ const LEADING_COUNTRY = /^\s*(?:france|fr)(?:\s*[,;-]\s*|\s+(?=\d{5}(?:[\s,;]|$)
 const QUOTES = /["«»“”]/g;
 // "Rue de Rivoli n°12", "…, n° 12, …", "#12": the number sign anywhere (at the start, house_number.ts reads it too).
 const NUMBER_SIGN = /(^|[\s,])(?:n\s?[°º]|num[ée]ro|#)\s*(?=\d)/gi;
+const LEADING_NUMBER = /^\s*\d/;
+const UNIT_NUMBER =
+  /(\S)\s+(?:(?:apt|appt|app|appartement|unit|flat|suite|porte|bureau|local|logement)\.?\s*)?#\s*\d{1,4}[a-z]?(?=[\s,]|$)/gi;
 // "12 rue de Rivoli angle rue du Renard", "angle rue de Rivoli et rue du Renard": a corner names two streets, the
 // first is the address's.
 const CORNER_AFTER = new RegExp(
@@ -95,6 +98,8 @@ export function cleanQuery(text: string): string {
   // One scan for four rare noises: quotes, a phone number, an arrondissement, a country's letters before a postcode.
   const rare = RARE_NOISE.test(lower);
   if (rare && /["«»“”]/.test(lower)) out = out.replace(QUOTES, " ");
+  // After a house number, "#3" is a flat's (English "Apt #3"): it goes whole, where its sign alone made it a number.
+  if (lower.includes("#") && LEADING_NUMBER.test(out)) out = out.replace(UNIT_NUMBER, "$1");
   if (lower.includes("n°") || lower.includes("nº") || lower.includes("num") || lower.includes("#"))
     out = out.replace(NUMBER_SIGN, "$1");
   if (lower.includes("angle")) out = cornerOnce(out);

@@ -63,7 +63,7 @@ const DWELLING = "(?:logement|logt|lgt|bo[iî]te(?:\\s+aux\\s+lettres)?|bte|bal)
 // Who to ring, written after the address ("interphone Dupont", "sonner chez Martin"): a delivery note, no part of it.
 const DELIVERY_NOTE = "(?:interphone|sonnette|sonner(?:\\s+chez)?)\\s+[^\\d,]{1,40}";
 // Units written in English by people abroad: "Apt 5B", "Unit 5", "Flat 3", "Suite 200", "Floor 3", "3rd floor"; a space
-// after the word ("Rue Flatters" is a name).
+// after the word ("Rue Flatters" is a name). ("#3" goes in clean_query.ts.)
 const ENGLISH_UNIT = "(?:unit|flat|suite|floor)\\s+(?:no\\.?\\s*)?\\w{1,5}|\\d{1,2}(?:st|nd|rd|th)\\s+floor";
 // Trailing segments that are no street: "Bât B", "Appartement 12", "Escalier 3", "3e gauche".
 const TRAILING_NOISE = new RegExp(
@@ -425,7 +425,7 @@ function repeatedNumber(
 }
 
 // "n° 12", "No 12", "numéro 12" in the house-number field.
-const NUMBER_SIGN_IN_FIELD = /^(?:n\s?[°o]|num[ée]ro|num)\.?\s*(?=\d)/i;
+const NUMBER_SIGN_IN_FIELD = /^(?:n\s?[°o]|num[ée]ro|num|#)\.?\s*(?=\d)/i;
 const POSTCODE_IN_FIELD = /(?:^|[\s,])(\d{5}|\d{2}\s\d{3})(?=[\s,]|$)/;
 
 function hasLetter(text: string | null): boolean {
