@@ -424,7 +424,7 @@ function repeatedNumber(
   return { street: again.rest, again: street.slice(again.rest.length).trim() };
 }
 
-// "n° 12", "No 12", "numéro 12" in the house-number field.
+// "n° 12", "No 12", "numéro 12", "#12" in the house-number field.
 const NUMBER_SIGN_IN_FIELD = /^(?:n\s?[°o]|num[ée]ro|num|#)\.?\s*(?=\d)/i;
 const POSTCODE_IN_FIELD = /(?:^|[\s,])(\d{5}|\d{2}\s\d{3})(?=[\s,]|$)/;
 
