@@ -2152,6 +2152,107 @@ const PARIS_ROWS: Row[] = [
     reasons: ["missing_house_number", "missing_postcode", "missing_city"],
     output: "Rue de la Paix, 75002 Paris",
   },
+  {
+    source:
+      "probe: a slash between the postcode and a word, as forms that join their fields leave it (was street_not_found)",
+    line: "12 rue de rivoli/75004 paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source:
+      "probe: a hyphen between the postcode and a word, as forms that join their fields leave it (was street_not_found)",
+    line: "12 rue de rivoli-75004 paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source:
+      "probe: a dot between the postcode and a word, as forms that join their fields leave it (was street_not_found)",
+    line: "12 rue de rivoli.75004 paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: a slash between the postcode and the city after it (was incomplete, no address)",
+    line: "12 rue de rivoli 75004/paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: a hyphen between the postcode and the city after it (was incomplete, no address)",
+    line: "12 rue de rivoli 75004-paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: a slash between the city and the postcode after it (was incomplete, no address)",
+    line: "12 rue de rivoli paris/75004",
+    verdict: "deliverable",
+    reasons: [],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: underscores around the postcode (was incomplete, no address)",
+    line: "12 rue de rivoli_75004_paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "guard: a house-number range keeps its hyphen (fewer than five figures)",
+    line: "12-14 rue de rivoli 75004 paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: the region after the city, no comma (was missing_city, no address)",
+    line: "12 rue de rivoli paris ile de france",
+    verdict: "incomplete",
+    reasons: ["missing_postcode"],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: the region after the city, accents and hyphens",
+    line: "12 rue de rivoli Paris Île-de-France",
+    verdict: "incomplete",
+    reasons: ["missing_postcode"],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: the region in a segment after the city's (was missing_city)",
+    line: "12 rue de rivoli, paris, ile-de-france",
+    verdict: "incomplete",
+    reasons: ["missing_postcode"],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "guard: the region alone after the street names no city",
+    line: "12 rue de rivoli, ile de france",
+    verdict: "incomplete",
+    reasons: ["missing_postcode", "missing_city"],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: a name without its type, its number in a segment of its own (was missing_house_number, no address)",
+    line: "rivoli, 12, paris",
+    verdict: "incomplete",
+    reasons: ["missing_postcode", "street_corrected"],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "guard: a typed street with a date's number keeps it in its name",
+    line: "rue du 4 septembre, 10, 75002 paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "10 Rue du Quatre Septembre, 75002 Paris",
+  },
 ];
 
 describe("issue 14 over the Paris BAN file", { skip: PARIS_SKIP }, () => {

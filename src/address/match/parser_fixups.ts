@@ -2,11 +2,11 @@
 // whether a run of words names a French city. Each one edits the parsed address in place.
 import { stringDistance } from "../../text/edit_distance.ts";
 import { departementOfInsee } from "../index/departement.ts";
-import { foldAccents } from "../normalize/fold_accents.ts";
 import { isStreetType } from "../normalize/street_types.ts";
 import { STOP_WORDS } from "../normalize/stop_words.ts";
 import { tokenize } from "../normalize/tokenize.ts";
 import { readTrailingHouseNumber } from "../parse/house_number.ts";
+import { beforeRegion, foldPlaceName, isRegionName, REGIONS } from "../parse/region.ts";
 import { comparablePostcode, foldSuffix, type ParsedAddress, withoutTrailingUnits } from "../parse/parse_address.ts";
 import type { CityMatch, Reference } from "../reference/reference.ts";
 import type { ScopedTier } from "./plan_cache.ts";
@@ -145,13 +145,10 @@ function readsAsPostcode(written: string, city: string | null, ref: Reference): 
 
 // What people add after a city that is no part of its name: the region ("Paris IDF", "Lyon, Auvergne-Rhône-Alpes"
 // as one field), the département's number ("Paris 75"), or the city written twice ("75004 Paris 75004 Paris").
-const REGIONS =
-  "ile de france|idf|provence alpes cote d azur|paca|auvergne rhone alpes|ara|bourgogne franche comte|bfc|bretagne|centre val de loire|cvl|corse|grand est|hauts de france|hdf|normandie|nouvelle aquitaine|occitanie|pays de la loire|pdl";
 // "SP" after the city: La Poste's mark of a public service's delivery office ("75700 PARIS SP", "75350 PARIS 07 SP",
 // ministries' addresses), like CEDEX no part of the city's name. "Centre", "centre-ville": its middle ("Nantes centre",
 // and Paris Centre, the four first arrondissements' sector since 2020).
 const ADDITION_AFTER_CITY = new RegExp(`\\s+(?:${REGIONS}|sp|centre(?: ville)?)$`);
-const REGION_ALONE = new RegExp(`^(?:${REGIONS})$`);
 // The town as an institution ("Ville de Paris", "Mairie de Lyon", "Commune de Vézelois"), as letters to it write it.
 const ADDITION_BEFORE_CITY = /^(?:ville|mairie|commune)\s+(?:de\s+|d\s+)/;
 const NUMBER_AFTER_CITY = /\s+(\d{2,3}|2a|2b)$/;
@@ -161,13 +158,10 @@ const NUMBER_AFTER_CITY = /\s+(\d{2,3}|2a|2b)$/;
  *  is the postcode's. */
 export function cityWithoutAdditions(p: ParsedAddress, ref: Reference): void {
   if (p.city === null || ref.citiesNamed(p.city).length > 0) return;
-  const folded = foldAccents(p.city)
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, " ")
-    .trim();
+  const folded = foldPlaceName(p.city);
   // "12 rue de Rivoli, Île-de-France": a region where the city goes names no city (it was street_not_found and
   // postcode_city_mismatch); the line has no city. (A region's name that is a commune's, Bretagne in the 90, stays.)
-  if (REGION_ALONE.test(folded)) {
+  if (isRegionName(folded)) {
     p.city = null;
     return;
   }
@@ -246,7 +240,12 @@ export function cityFromStreet(p: ParsedAddress, ref: Reference, lookups: Street
   // "10 Rue de Rivoli Paris France": the country after the city, when a city stands before it ("Quai Anatole France"
   // ends with the word as a name, and no city).
   const beforeFrance = FRANCE_LAST.exec(whole)?.[1];
-  const end = (beforeFrance === undefined ? null : atEnd(beforeFrance)) ?? atEnd(whole);
+  // "12 rue de Rivoli Paris Île-de-France": the region after the city, likewise.
+  const beforeItsRegion = beforeRegion(whole);
+  const end =
+    (beforeFrance === undefined ? null : atEnd(beforeFrance)) ??
+    (beforeItsRegion === null ? null : atEnd(beforeItsRegion)) ??
+    atEnd(whole);
   if (end === null) return;
   p.city = end.city;
   streetBeforeCity(p, end.street);

@@ -78,6 +78,12 @@ const LIEU_DIT = /^\s*(?:lieux?[\s-]?dits?)\s+(?=\S)/i;
 // "Vosges93290" → "Vosges 93290", "75004Paris" → "75004 Paris" (issue 14).
 const GLUED_POSTCODE = /([a-zà-ÿ])(\d{5})(?!\d)/gi;
 const GLUED_CITY = /(^|[\s,;])(\d{5})(?=[a-zà-ÿ]{2})/gi;
+// "rue de Rivoli/75004 Paris", "Rivoli-75004", "75004/Paris", "75004_Paris": a slash, hyphen, dot or underscore between
+// a postcode and a word, as forms that join their fields with one leave it. Five figures only: Paris's "Voie AB/13"
+// and house-number ranges ("12-14") have fewer.
+const MARK_BEFORE_POSTCODE = /(\p{L})[/._-](\d{5})(?=[\s,/._-]|$)/gu;
+const MARK_AFTER_POSTCODE = /(^|[\s,])(\d{5})[/._-](?=\p{L})/gu;
+const POSTCODE_BESIDE_MARK = /\d{5}[/._-]|[/._-]\d{5}/;
 // "75OO4": the letter O typed for a zero, after the two digits of a département.
 const LETTER_O_IN_POSTCODE = /(^|[\s,])(\d{2}[\do]{3})(?=[\s,.]|$)/gi;
 
@@ -122,6 +128,8 @@ export function cleanQuery(text: string): string {
       .replace(SUR, (_m, pre: string) => `${pre === "-" ? " " : pre}sur `);
   }
   if (lower.includes("lieu")) out = out.replace(LIEU_DIT, "");
+  if (POSTCODE_BESIDE_MARK.test(lower))
+    out = out.replace(MARK_BEFORE_POSTCODE, "$1 $2").replace(MARK_AFTER_POSTCODE, "$1$2 ");
   out = out.replace(GLUED_POSTCODE, "$1 $2").replace(GLUED_CITY, "$1$2 ");
   if (/\d\do/.test(lower))
     out = out.replace(LETTER_O_IN_POSTCODE, (_m, pre: string, code: string) => pre + code.replace(/o/gi, "0"));

@@ -7,6 +7,7 @@ import { splitCountry } from "./country.ts";
 import { extractAddress } from "./extract_address.ts";
 import { formText } from "./form_text.ts";
 import { readHouseNumber, readTrailingHouseNumber, SUFFIX_FOLD } from "./house_number.ts";
+import { isRegionName } from "./region.ts";
 
 export interface ParsedAddress {
   houseNumber: string | null;
@@ -175,6 +176,12 @@ function splitLine(line: string): LineParts {
       .split(",")
       .map(cleanPart)
       .filter((s) => s !== "");
+    // "12 rue de Rivoli, Paris, Île-de-France": a region after the city's segment goes (alone after the street, it is
+    // read where the city goes, and names none: match/parser_fixups.ts).
+    if (segments.length >= 3 && isRegionName(segments.at(-1)!)) {
+      segments.pop();
+      address = segments.join(", ");
+    }
     // Not a street after its number ("8 bis, rue de Rivoli"), nor a street with or without its number ("Résidence les
     // Lilas, 10 rue de l'Université"), though a postcode written amiss may start a city's segment ("…, 75 004 Paris").
     // After a number of its own the city still is one ("rue de Rivoli, 8, Paris").
@@ -302,6 +309,11 @@ function numberAfter(
       : null);
   if (trailing !== null)
     return { houseNumber: trailing.number, suffix: foldSuffix(trailing.suffix), street: trailing.rest };
+  // "Rivoli, 12, Paris": a name without its type, then its number in a segment of its own, which no name has.
+  const own = nextSegment !== undefined && NUMBER_SEGMENT.test(nextSegment) ? readHouseNumber(nextSegment) : null;
+  if (own !== null && !/\d/.test(street) && /\p{L}{2}/u.test(street) && !startsWithStreetType(street)) {
+    return { houseNumber: own.number, suffix: foldSuffix(own.suffix), street };
+  }
   const typed = typeAfterFirstWords(street);
   const after = typed === null ? null : readTrailingHouseNumber(typed.street);
   if (typed === null || after === null) return null;
