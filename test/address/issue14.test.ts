@@ -2253,6 +2253,57 @@ const PARIS_ROWS: Row[] = [
     reasons: [],
     output: "10 Rue du Quatre Septembre, 75002 Paris",
   },
+  {
+    source: "probe: a given name as an initial before an article, not left out (was Rue du Temple, another street)",
+    line: "12 rue v. du temple 75004 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "12 Rue Vieille du Temple, 75004 Paris",
+  },
+  {
+    source: "probe: an initial the key read as an elided article, before one (was Rue de Tanger)",
+    line: "12 rue d. d'angers 75019 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "12 Rue David d'Angers, 75019 Paris",
+  },
+  {
+    source: "probe: an initial before an article (was Rue de Poitiers)",
+    line: "1 allée d. de poitiers 75019 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "1 Allée Diane de Poitiers, 75019 Paris",
+  },
+  {
+    source:
+      "probe: an initial read as à, over a street of the key elsewhere (was Avenue de France, 75013, postcode_corrected)",
+    line: "12 av. a. france 75007 paris",
+    verdict: "nonexistent",
+    reasons: ["house_number_out_of_range", "street_corrected"],
+    output: "Avenue Anatole France, 75007 Paris",
+  },
+  {
+    source:
+      "probe: an initial read as à, over the street of the key here that has the number (was deliverable, Rue Lefebvre)",
+    line: "1 rue a. lefebvre 75015 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "1 Rue André Lefebvre, 75015 Paris",
+  },
+  {
+    source: "probe: an initial after an article (was Rue Saint-Paul, deliverable)",
+    line: "1 rue des l. saint-paul 75004 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "1 Rue des Lions Saint-Paul, 75004 Paris",
+  },
+  {
+    source: "guard: the street of the key, written without the initial",
+    line: "1 rue lefebvre 75015 paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "1 Rue Lefebvre, 75015 Paris",
+  },
 ];
 
 describe("issue 14 over the Paris BAN file", { skip: PARIS_SKIP }, () => {

@@ -19,8 +19,18 @@ export function initialsOf(q: StreetQuery): string[] | null {
   return words.some(isInitials) && !isInitials(words.at(-1)!) ? words : null;
 }
 
-/** A one-letter word the key drops (stop_words.ts) and its period, then the word after it: "A. France". */
-const DROPPED_LETTER_WITH_PERIOD = /(?:^|[^a-z])([adl])\.[\s-]*([a-z]+)/g;
+/** Whether the key dropped a letter written with its period as an article ("Rue A. Lefebvre" has the key of Rue
+ *  Lefebvre): the name as the key reads it leaves out a word the user wrote. */
+export function keyDroppedInitial(q: StreetQuery): boolean {
+  if (!q.written.includes(".")) return false;
+  const words = initialsOf(q);
+  return words !== null && words.length > q.key.name.split(" ").length;
+}
+
+/** A one-letter word the key drops (stop_words.ts) and its period, then the word after it: "A. France", and past an
+ *  article, "D. d'Angers", "D. de Poitiers", "L. du Noüy". */
+const DROPPED_LETTER_WITH_PERIOD =
+  /(?:^|[^a-z])([adl])\.[\s-]*(?:[dl]['’]\s*|(?:de|du|des|la|le|les)\s+(?:l['’]\s*)?)?([a-z]+)/g;
 
 /**
  * The name's words with the initials written with a period put back where the key dropped them as words: the key

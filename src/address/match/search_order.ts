@@ -7,7 +7,7 @@ import { streetKey } from "../normalize/match_key.ts";
 import { STOP_WORDS } from "../normalize/stop_words.ts";
 import { guessStreetType, LIEU_DIT } from "../normalize/street_types.ts";
 import { LATER_TIER_MAX_EDITS } from "./fuzzy_budget.ts";
-import { initialsOf, initialsStreets } from "./initials.ts";
+import { initialsOf, initialsStreets, keyDroppedInitial } from "./initials.ts";
 import { addsTitles, cutAtPerson, cutNameStreets, leavesOut, leftOutWordsStreets } from "./left_out_words.ts";
 import type { SearchTier } from "./place.ts";
 import type { ScopedTier } from "./plan_cache.ts";
@@ -201,10 +201,24 @@ function hasNoNumber(): boolean {
 export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNumber: HasNumber): Found | null {
   // Exact names in every tier before any fuzzy match: a wrong arrondissement is likelier than a typo.
   let fallback: Found | null = null;
+  const droppedInitial = keyDroppedInitial(q);
   for (const { tier, scopes } of scoped) {
     const hits = exactInTier(q, scopes);
+    // A letter written with its period is an initial, which the key read as an article: "2 Rue A. Le Boucher" is Rue
+    // Aubry Le Boucher (the key's Rue Boucher is another street), "Rue A. Lefebvre" Rue André Lefebvre, not Rue
+    // Lefebvre, which has the number too (it answered deliverable).
+    const initialled = droppedInitial && hits.length > 0 ? initialsInTier(q, scopes, hasNumber) : null;
+    if (initialled !== null) return { hit: initialled, tier, fuzzy: true };
     const winners = clearWinner(hits, hasNumber);
-    if (!winners) continue;
+    if (!winners) {
+      // Initials spell a street of this place before any exact name of a later one, and before any slip: "12 av. A.
+      // France 75007" is Avenue Anatole France (its number out of range), not Avenue de France in the 13th ("a" read
+      // as "à"); "rue V. du Temple" is Rue Vieille du Temple, not Rue du Temple one word short, "rue D. d'Angers" Rue
+      // David d'Angers, not Rue de Tanger.
+      const read = initialsInTier(q, scopes, hasNumber);
+      if (read !== null) return { hit: read, tier, fuzzy: true };
+      continue;
+    }
     const hit = pickByNumber(winners, hasNumber);
     // "12 Rue de Rivoli, 75001": Rivoli exists in the 1st but number 12 is in the 4th: the postcode is wrong.
     if (hasNumber(hit) || fallback !== null) return fallback ?? { hit, tier, fuzzy: false };
@@ -459,6 +473,15 @@ function doubledLetters(q: StreetQuery): StreetQuery[] {
   }
   q.doubledLetters = out;
   return out;
+}
+
+/** The street of the scopes that the query's initials spell, when one clearly does; null when the query has none. */
+function initialsInTier(q: StreetQuery, scopes: readonly CommuneScope[], hasNumber: HasNumber): StreetHit | null {
+  const words = initialsOf(q);
+  // "pr", "pte" read as consonants stand for a whole word, one of a few (searchAmbiguousAbbreviations).
+  if (words === null || words.some((w) => AMBIGUOUS_ABBREVIATIONS.has(w))) return null;
+  const winners = clearWinner(initialsStreets(q, words, scopes), hasNumber);
+  return winners === null ? null : pickByNumber(winners, hasNumber);
 }
 
 /** Given names written as initials ("Rue J.-J. Rousseau", initials.ts). */
