@@ -66,9 +66,10 @@ const DELIVERY_NOTE = "(?:interphone|sonnette|sonner(?:\\s+chez)?)\\s+[^\\d,]{1,
 // Units written in English by people abroad: "Apt 5B", "Unit 5", "Flat 3", "Suite 200", "Floor 3", "3rd floor"; a space
 // after the word ("Rue Flatters" is a name). ("#3" goes in clean_query.ts.)
 const ENGLISH_UNIT = "(?:unit|flat|suite|floor)\\s+(?:no\\.?\\s*)?\\w{1,5}|\\d{1,2}(?:st|nd|rd|th)\\s+floor";
-// Trailing segments that are no street: "Bât B", "Appartement 12", "Escalier 3", "3e gauche".
+// Trailing segments that are no street: "Bât B", "Appartement 12", "Escalier 3", "3e gauche". The word ends where no
+// letter follows: "Charlot", "Chaptal", "Portefoin" are names that begin with "ch" and "porte" (they were dropped).
 const TRAILING_NOISE = new RegExp(
-  `^(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|esc|escalier|etage|étage|etg|porte|apt|ch|chambre|lot)\\.?\\s*(?:n°\\s*)?[\\w-]{0,5}|${FLOOR_OR_COURTYARD}|${DWELLING}|${DELIVERY_NOTE}|${ENGLISH_UNIT})$`,
+  `^(?:(?:bat|bât|batiment|bâtiment|appt?|appartement|esc|escalier|etage|étage|etg|porte|apt|ch|chambre|lot)(?![a-zà-ÿ])\\.?\\s*(?:n°\\s*)?[\\w-]{0,5}|${FLOOR_OR_COURTYARD}|${DWELLING}|${DELIVERY_NOTE}|${ENGLISH_UNIT})$`,
   "i",
 );
 
