@@ -2304,6 +2304,42 @@ const PARIS_ROWS: Row[] = [
     reasons: [],
     output: "1 Rue Lefebvre, 75015 Paris",
   },
+  {
+    source:
+      'probe: a name without its type that begins as a unit word does ("ch", chambre) is no unit (was missing_street)',
+    line: "12 charlot 75003 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "12 Rue Charlot, 75003 Paris",
+  },
+  {
+    source: 'probe: a name without its type that begins with "porte" (was missing_street)',
+    line: "12 portefoin 75003 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "12 Rue Portefoin, 75003 Paris",
+  },
+  {
+    source: "guard: a room's number in its own segment still goes",
+    line: "12 rue de rivoli, ch 12, 75004 paris",
+    verdict: "deliverable",
+    reasons: [],
+    output: "12 Rue de Rivoli, 75004 Paris",
+  },
+  {
+    source: "probe: a king's number after a name without its type (was Rue Charles Weiss, 75015)",
+    line: "1 Charles V, 75004 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "1 Rue Charles V, 75004 Paris",
+  },
+  {
+    source: "probe: a roman numeral after a name without its type (was Rue d'Alexandrie, 75002)",
+    line: "1 Alexandre III, 75007 Paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "1 Pont Alexandre III, 75007 Paris",
+  },
 ];
 
 describe("issue 14 over the Paris BAN file", { skip: PARIS_SKIP }, () => {

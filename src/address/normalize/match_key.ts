@@ -16,8 +16,10 @@ import { tokenize } from "./tokenize.ts";
  * fails until both are updated.
  * 2: "prés" as the last word stays "pres" (meadows), no longer "president"; "fb" is faubourg; a lone v or x last
  *    after a word of the name is a number ("George V": "george cinq").
+ * 3: a roman numeral after the first word of a name written without its type is a number ("Charles V": "charles
+ *    cinq"), as it was after a type and a name word.
  */
-export const MATCH_KEY_VERSION = 2;
+export const MATCH_KEY_VERSION = 3;
 
 const glueTypes: TokenProcessor = (tokens) =>
   tokens.length > 1 ? glueMultiWordTypes(tokens.join(" ")).split(" ") : tokens;

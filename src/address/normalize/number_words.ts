@@ -5,6 +5,7 @@
 // spelled-out number ("quatee septembre") stays one edit from its street. Years (3 or 4 digits) stay digits.
 
 import { STOP_WORDS } from "./stop_words.ts";
+import { isStreetType } from "./street_types.ts";
 
 const UNITS = [
   "",
@@ -84,12 +85,15 @@ export const MONTHS: ReadonlySet<string> = new Set([
 ]);
 
 /** A roman numeral is a number after a name ("Henri IV", "Louis XIV") or before a month ("XXIV Novembre"); alone
- *  after a type or an article ("Rue de VII") it is a name, and must not meet "Voie A/7". */
+ *  after a type or an article ("Rue de VII", "Allée X") it is a name, and must not meet "Voie A/7". A name written
+ *  without its type has its number too: "Charles V" and "Alexandre III" are Rue Charles V and Pont Alexandre III (their
+ *  keys spelt no number, and met Rue Charles Weiss and Rue d'Alexandrie in other arrondissements). */
 function romanInContext(tokens: readonly string[], i: number): boolean {
   const next = tokens[i + 1];
   if (next !== undefined && MONTHS.has(next)) return true;
   const prev = tokens[i - 1];
-  return i >= 2 && prev !== undefined && /^[a-z]+$/.test(prev) && !STOP_WORDS.has(prev);
+  if (prev === undefined || !/^[a-z]+$/.test(prev) || STOP_WORDS.has(prev)) return false;
+  return i >= 2 || !isStreetType(prev);
 }
 
 /** A king's or pope's number in one letter, last after a word of the name (romanInContext): BAN's "Avenue George V",
