@@ -2340,6 +2340,27 @@ const PARIS_ROWS: Row[] = [
     reasons: ["street_corrected"],
     output: "1 Pont Alexandre III, 75007 Paris",
   },
+  {
+    source: "probe: a name of a title only is corrected to no other street (was Rue du Sénégal)",
+    line: "12 rue du général 75020 paris",
+    verdict: "nonexistent",
+    reasons: ["street_not_found"],
+    output: null,
+  },
+  {
+    source: "probe: a name of a title only, another title (was Rue de la Colonie)",
+    line: "1 rue du colonel 75013 paris",
+    verdict: "nonexistent",
+    reasons: ["street_not_found"],
+    output: null,
+  },
+  {
+    source: "guard: a street named by a title, written without its type",
+    line: "1 monsieur 75007 paris",
+    verdict: "corrected",
+    reasons: ["street_corrected"],
+    output: "1 Rue Monsieur, 75007 Paris",
+  },
 ];
 
 describe("issue 14 over the Paris BAN file", { skip: PARIS_SKIP }, () => {

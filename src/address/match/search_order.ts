@@ -4,6 +4,7 @@
 import type { BanIndex } from "../index/ban_index.ts";
 import { foldAccents } from "../normalize/fold_accents.ts";
 import { streetKey } from "../normalize/match_key.ts";
+import { isTitle } from "../normalize/person_names.ts";
 import { STOP_WORDS } from "../normalize/stop_words.ts";
 import { guessStreetType, LIEU_DIT } from "../normalize/street_types.ts";
 import { LATER_TIER_MAX_EDITS } from "./fuzzy_budget.ts";
@@ -273,6 +274,10 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
     if (found?.winners) {
       const { query, winners } = found;
       const hit = pickByNumber(winners, hasNumber);
+      // A name of titles only names no one, and a slip of it another street: "12 rue du Général 75020" was Rue du
+      // Sénégal, "rue du Père" Rue de la Perle, "rue du Colonel" Rue de la Colonie. (Written so, it is a street's:
+      // "Monsieur", "Pasteur", "Madame" found without their type.)
+      if (hit.scores.name > 0 && q.key.nameTokens.every(isTitle)) break;
       // Beyond the length budget only with the evidence of a wide lead (fuzzy_budget.ts, STRETCH_LEAD).
       if (!stretchIsClear(query, scopes, hit)) continue;
       // A slip in a place the user did not give, with a house number that street lacks: three things wrong at once,
