@@ -72,18 +72,18 @@ export function initialsStreets(
 ): StreetHit[] {
   const out: StreetHit[] = [];
   const type = q.key.type ?? "";
+  // The last word is written whole (initialsOf), so it is the street's last word: only those streets are read.
+  const last = words.at(-1)!;
   for (const { index, communes } of scopes) {
-    for (const c of communes) {
-      const info = index.header.communes[c]!;
-      for (let s = info.firstStreet; s < info.firstStreet + info.streetCount; s++) {
-        const t = index.st.stTypeLen[s]!;
-        const key = index.streetKeyText(s);
-        // The type must be the query's (t counts the type and its space; 0 when the street has none).
-        if ((t === 0 ? "" : key.slice(0, t - 1)) !== type) continue;
-        const name = key.slice(t).split(" ");
-        if (name.length < words.length || !spellsWithInitials(words, name)) continue;
-        out.push({ index, street: s, cost: EDIT_COST, scores: { name: 1, type: 0 } });
-      }
+    for (const s of index.byLastWord(last)) {
+      if (!communes.includes(index.st.stCommune[s]!)) continue;
+      const t = index.st.stTypeLen[s]!;
+      const key = index.streetKeyText(s);
+      // The type must be the query's (t counts the type and its space; 0 when the street has none).
+      if ((t === 0 ? "" : key.slice(0, t - 1)) !== type) continue;
+      const name = key.slice(t).split(" ");
+      if (name.length < words.length || !spellsWithInitials(words, name)) continue;
+      out.push({ index, street: s, cost: EDIT_COST, scores: { name: 1, type: 0 } });
     }
   }
   return out;
