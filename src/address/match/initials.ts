@@ -1,7 +1,8 @@
 // Given names written as initials or cut short: "Rue J.-J. Rousseau", "Av. V. Hugo", "Pl. Ch. de Gaulle". BAN writes
-// them whole, and no edit budget reaches "victor" from "v". When neither the exact nor the fuzzy search finds the
-// street, a street of the same type whose other words are the query's, and whose given names begin with its initials,
-// is the street, when it is the only such name in the tier (clearWinner, with the house number as tie-breaker).
+// them whole, and no edit budget reaches "victor" from "v". In a tier where the exact search finds no street (or where
+// the key dropped an initial written with its period), before any slip and before later tiers (search_order.ts), a
+// street of the same type whose other words are the query's, and whose given names begin with its initials, is the
+// street, when it is the only such name in the tier (clearWinner, with the house number as tie-breaker).
 import { foldAccents } from "../normalize/fold_accents.ts";
 import { EDIT_COST } from "./fuzzy_budget.ts";
 import type { CommuneScope, StreetHit, StreetQuery } from "./street_search.ts";

@@ -204,21 +204,17 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
   let fallback: Found | null = null;
   const droppedInitial = keyDroppedInitial(q);
   for (const { tier, scopes } of scoped) {
-    const hits = exactInTier(q, scopes);
-    // A letter written with its period is an initial, which the key read as an article: "2 Rue A. Le Boucher" is Rue
-    // Aubry Le Boucher (the key's Rue Boucher is another street), "Rue A. Lefebvre" Rue André Lefebvre, not Rue
-    // Lefebvre, which has the number too (it answered deliverable).
-    const initialled = droppedInitial && hits.length > 0 ? initialsInTier(q, scopes, hasNumber) : null;
-    if (initialled !== null) return { hit: initialled, tier, fuzzy: true };
-    const winners = clearWinner(hits, hasNumber);
-    if (!winners) {
-      // Initials spell a street of this place before any exact name of a later one, and before any slip: "12 av. A.
-      // France 75007" is Avenue Anatole France (its number out of range), not Avenue de France in the 13th ("a" read
-      // as "à"); "rue V. du Temple" is Rue Vieille du Temple, not Rue du Temple one word short, "rue D. d'Angers" Rue
-      // David d'Angers, not Rue de Tanger.
+    const winners = clearWinner(exactInTier(q, scopes), hasNumber);
+    // Initials spell a street of this place before any exact name of a later one, and before any slip: "12 av. A.
+    // France 75007" is Avenue Anatole France (its number out of range), not Avenue de France in the 13th ("a" read as
+    // "à"); "rue V. du Temple" is Rue Vieille du Temple, not Rue du Temple one word short, "rue D. d'Angers" Rue David
+    // d'Angers, not Rue de Tanger. A letter written with its period that the key read as an article is an initial even
+    // where the key names a street: "2 Rue A. Le Boucher" is Rue Aubry Le Boucher, not the key's Rue Boucher, and "Rue
+    // A. Lefebvre" Rue André Lefebvre, not Rue Lefebvre, which has the number too (it answered deliverable).
+    if (!winners || droppedInitial) {
       const read = initialsInTier(q, scopes, hasNumber);
       if (read !== null) return { hit: read, tier, fuzzy: true };
-      continue;
+      if (!winners) continue;
     }
     const hit = pickByNumber(winners, hasNumber);
     // "12 Rue de Rivoli, 75001": Rivoli exists in the 1st but number 12 is in the 4th: the postcode is wrong.
