@@ -2,6 +2,7 @@
 // in any case (docs/contract.md §4), and ISO numeric. The overseas départements have their own ISO codes but are French
 // communes with BAN data, so GP/MQ/GF/RE/YT count as FR here.
 import { foldAccents } from "../normalize/fold_accents.ts";
+import { isRegionName } from "./region.ts";
 
 const FRANCE = new Set([
   "fr",
@@ -113,14 +114,12 @@ export function countryFromName(text: string): string | null {
 }
 
 /** Splits a trailing country off a free-form line: its own comma segment (names or codes), or trailing words. */
-/** The short names of French regions people add after the city ("Paris, IDF"): no country's code. */
-const FRENCH_REGION_CODES: ReadonlySet<string> = new Set(["idf", "ara", "bfc", "cvl", "hdf", "pdl"]);
-
 export function splitCountry(line: string): { rest: string; country: string | null; from: "segment" | "words" | null } {
   const comma = line.lastIndexOf(",");
   if (comma >= 0) {
     const last = line.slice(comma + 1).trim();
-    if (/^[a-z]{2,3}$/i.test(last) && !FRENCH_REGION_CODES.has(fold(last))) {
+    // The short names of French regions people add after the city ("Paris, IDF") are no country's code.
+    if (/^[a-z]{2,3}$/i.test(last) && !isRegionName(last)) {
       // A bare code as its own segment: FR/FRA, or any other code (not covered), but never a number or a city.
       if (isFrance(last) || countryNames().has(fold(last)) || /^[A-Z]{2,3}$/.test(last)) {
         return { rest: line.slice(0, comma).trim(), country: last, from: "segment" };
