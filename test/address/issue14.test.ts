@@ -1,3 +1,5 @@
+// test-scope: once
+// (Logic and data that no runtime changes: CI runs this file on its recommended runtime only; test/runner/run.ts.)
 // Issue 14, "Addresses as people type them": one row per example of the issue and per rule implemented, each with its
 // source. Paris rows run over the real Paris BAN file (../shared/data/ban, skipped when absent); the rows about
 // small words and coverage run over a small index written here with real commune codes.

@@ -1,3 +1,5 @@
+// test-scope: once
+// (Logic and data that no runtime changes: CI runs this file on its recommended runtime only; test/runner/run.ts.)
 // Every (commune, postcode) pair of La Poste's own base (../shared/data/laposte, June 2025; skipped when absent) is a
 // consistent pair, with the commune's name or La Poste's delivery name: "1 Rue de la Gare, <postcode> <name>" must not
 // answer `nonexistent` (issue 14, item 5: the whole country's postcodes and communes ship with the service). No street

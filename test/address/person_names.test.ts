@@ -1,3 +1,5 @@
+// test-scope: once
+// (Logic and data that no runtime changes: CI runs this file on its recommended runtime only; test/runner/run.ts.)
 // Streets named after people, and after two people or two things, as people write them: a title or given names left
 // out or added ("rue Mouchotte", "avenue du Maréchal Foch"; match/left_out_words.ts), one half of a name joined by "et"
 // ("place du Trocadéro"; index/compound_names.ts). Each rule over a written index (Belfort, 90000), then the lines

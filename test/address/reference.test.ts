@@ -1,3 +1,5 @@
+// test-scope: once
+// (Logic and data that no runtime changes: CI runs this file on its recommended runtime only; test/runner/run.ts.)
 // The packed nationwide reference: codes as numbers, lookups read in place from the shared buffer, and the packed
 // cache beside the index. match.test.ts checks what the matcher asks of it; engine.test.ts runs it in worker threads.
 import assert from "node:assert/strict";

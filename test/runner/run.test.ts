@@ -7,7 +7,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { sortFailures } from "./run.ts";
+import { filesForThisRun, ONCE_MARKER, sortFailures } from "./run.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
 
 const RUNNER = fileURLToPath(new URL("./run.ts", import.meta.url));
@@ -98,4 +98,19 @@ test("sortFailures() counts a file as crashed only when a signal is its only fai
       failed: ["b.test.ts: fails", "b.test.ts: killed by SIGSEGV"],
     },
   );
+});
+
+test("files marked test-scope once are left out only where TESTS_ONCE_ELSEWHERE names the runtime that runs them", () => {
+  const dir = tempDir("vrai-once-");
+  const once = join(dir.path, "once.test.mjs");
+  const every = join(dir.path, "every.test.mjs");
+  writeFileSync(once, `// A file about data.\n${ONCE_MARKER}\nimport "node:test";\n`);
+  writeFileSync(every, `import "node:test";\n// mentions ${ONCE_MARKER} inside a line, which is no marker\n`);
+  assert.deepEqual(filesForThisRun([once, every], undefined), { run: [once, every], left: [] });
+  assert.deepEqual(filesForThisRun([once, every], ""), { run: [once, every], left: [] });
+  try {
+    assert.deepEqual(filesForThisRun([once, every], "Node 24"), { run: [every], left: [once] });
+  } finally {
+    dir.remove();
+  }
 });

@@ -87,10 +87,38 @@ async function runTests(files: string[]): Promise<{ status: number; failures: Fa
   }
 }
 
-async function main(files: string[]): Promise<number> {
-  if (files.length === 0) {
+/** The marker, alone on a line near the top of a test file, of a file whose tests prove logic and data that no runtime
+ *  changes (the matcher over the Paris file, say): CI runs it on one runtime only, to keep its three runs short. */
+export const ONCE_MARKER = "// test-scope: once";
+
+/** How far into a file the marker is looked for. */
+const MARKER_SEARCH_CHARS = 4000;
+
+/** With TESTS_ONCE_ELSEWHERE set (by .ci/run, to the runtime that runs them), the files marked ONCE_MARKER are left
+ *  out of this run; otherwise every file runs. */
+export function filesForThisRun(files: string[], onceElsewhere: string | undefined): { run: string[]; left: string[] } {
+  if (onceElsewhere === undefined || onceElsewhere === "") return { run: files, left: [] };
+  const run: string[] = [];
+  const left: string[] = [];
+  for (const file of files) {
+    const head = readFileSync(file, "utf8").slice(0, MARKER_SEARCH_CHARS);
+    (head.split("\n").some((line) => line.trim() === ONCE_MARKER) ? left : run).push(file);
+  }
+  return { run, left };
+}
+
+async function main(given: string[]): Promise<number> {
+  if (given.length === 0) {
     console.error("Cannot run the tests: give the test files as arguments");
     return 2;
+  }
+  const onceElsewhere = process.env.TESTS_ONCE_ELSEWHERE;
+  const { run: files, left } = filesForThisRun(given, onceElsewhere);
+  if (left.length > 0) {
+    console.log(
+      `=== test runner: ${left.length} files marked "${ONCE_MARKER}" run on ${onceElsewhere} only, not here: ` +
+        left.join(", "),
+    );
   }
   const first = await runTests(files);
   if (first.status === 0) return 0;
