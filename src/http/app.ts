@@ -72,6 +72,7 @@ export function createApp(services: Services): App {
     { method: "POST", pattern: "/v1/signup", handler: verifySignupRoute(services) },
     { method: "POST", pattern: "/v1/email/bulk", handler: submitBulkRoute(services) },
     { method: "GET", pattern: "/v1/jobs/:id", handler: readJobRoute(services) },
+    { method: "GET", pattern: "/v1/jobs/:id/results.csv", handler: readJobRoute(services, "csv") },
     {
       method: "GET",
       pattern: "/v1/openapi.json",

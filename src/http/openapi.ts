@@ -260,6 +260,37 @@ function verification(publicUrl: string, options: VerificationOptions) {
   };
 }
 
+/**
+ * The server entry. PUBLIC_URL unset leaves a loopback URL, which names no server a client elsewhere can reach: the
+ * document then says "/", the origin that served it (a relative server URL, OpenAPI 3.1 §4.8.5).
+ */
+function serverOf(publicUrl: string): { url: string; description: string } {
+  const host = new URL(publicUrl).hostname;
+  if (host === "localhost" || host.endsWith(".localhost") || host.startsWith("127.") || host === "[::1]") {
+    return { url: "/", description: "The server that serves this document (PUBLIC_URL unset)" };
+  }
+  return { url: publicUrl, description: "This deployment (PUBLIC_URL)" };
+}
+
+const JOB_ID_PARAMETER = {
+  name: "id",
+  in: "path",
+  required: true,
+  schema: { type: "string", format: "uuid" },
+  example: EXAMPLE_JOB_ID,
+};
+
+/** The failures of a job read, in JSON or in CSV. */
+function jobReadErrors(publicUrl: string) {
+  return {
+    "401": problemResponse(publicUrl, ["invalid-api-key", "revoked-api-key"], WWW_AUTHENTICATE),
+    "403": problemResponse(publicUrl, ["endpoint-not-allowed"]),
+    "404": problemResponse(publicUrl, ["job-not-found"], RATE_HEADERS),
+    "429": problemResponse(publicUrl, ["rate-limit-exceeded"], { ...RATE_HEADERS, ...RETRY_AFTER }),
+    "503": problemResponse(publicUrl, ["service-unavailable"], RETRY_AFTER),
+  };
+}
+
 function describeApi(publicUrl: string) {
   const bulk = bulkExamples(publicUrl);
   return {
@@ -267,13 +298,14 @@ function describeApi(publicUrl: string) {
     info: {
       title: "vrai verification API",
       version: "1.0.0",
+      license: { name: "MIT", identifier: "MIT" },
       description:
         "Is this contact data real? Email, French postal address, signup and bulk email verification, each answer " +
         "with its reasons. Every failure is an RFC 9457 problem document whose `type` links a page explaining it " +
         "(`/errors/<slug>`). Test keys (vrai_test_…) answer the reserved inputs shown in the examples: " +
         "`<local part>@vrai.test` for email, `00000 Testville` lines for addresses.",
     },
-    servers: [{ url: publicUrl }],
+    servers: [serverOf(publicUrl)],
     components: {
       schemas: componentSchemas(),
       securitySchemes: {
@@ -352,33 +384,37 @@ function describeApi(publicUrl: string) {
           summary: "Read a bulk job with the results verified so far",
           tags: ["email"],
           security: [{ bearer: [] }],
-          parameters: [
-            {
-              name: "id",
-              in: "path",
-              required: true,
-              schema: { type: "string", format: "uuid" },
-              example: EXAMPLE_JOB_ID,
-            },
-            ...PAGE_PARAMETERS,
-          ],
+          parameters: [JOB_ID_PARAMETER, ...PAGE_PARAMETERS],
           responses: {
             "200": {
               description:
-                "The job (JSON), or with `Accept: text/csv` its finished rows as CSV in submission order: the " +
-                "submitted columns (or `email`), then verdict, reasons (separated by `|`), suggestion, disposable, " +
-                "role, catch_all (true, false, or empty when the check did not run).",
+                "The job. The same read with `Accept: text/csv` answers its finished rows as CSV, as " +
+                "`GET /v1/jobs/{id}/results.csv` does (described there, so that typed clients read this one as a Job).",
               headers: { ...RATE_HEADERS, ...JOB_HEADERS },
-              content: {
-                "application/json": { schema: ref("Job"), examples: bulk.job },
-                "text/csv": { schema: { type: "string" }, example: bulk.csv },
-              },
+              content: { "application/json": { schema: ref("Job"), examples: bulk.job } },
             },
-            "401": problemResponse(publicUrl, ["invalid-api-key", "revoked-api-key"], WWW_AUTHENTICATE),
-            "403": problemResponse(publicUrl, ["endpoint-not-allowed"]),
-            "404": problemResponse(publicUrl, ["job-not-found"], RATE_HEADERS),
-            "429": problemResponse(publicUrl, ["rate-limit-exceeded"], { ...RATE_HEADERS, ...RETRY_AFTER }),
-            "503": problemResponse(publicUrl, ["service-unavailable"], RETRY_AFTER),
+            ...jobReadErrors(publicUrl),
+          },
+        },
+      },
+      "/v1/jobs/{id}/results.csv": {
+        get: {
+          operationId: "readJobCsv",
+          summary: "Read a bulk job's finished rows as CSV (an extension)",
+          tags: ["email"],
+          "x-vrai-extension": "csv",
+          security: [{ bearer: [] }],
+          parameters: [JOB_ID_PARAMETER],
+          responses: {
+            "200": {
+              description:
+                "The finished rows as CSV in submission order: the submitted columns (or `email`), then verdict, " +
+                "reasons (separated by `|`), suggestion, disposable, role, catch_all (true, false, or empty when the " +
+                "check did not run). The job's state is in the X-Job-* headers.",
+              headers: { ...RATE_HEADERS, ...JOB_HEADERS },
+              content: { "text/csv": { schema: { type: "string" }, example: bulk.csv } },
+            },
+            ...jobReadErrors(publicUrl),
           },
         },
       },

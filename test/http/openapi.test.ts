@@ -123,6 +123,7 @@ test("GET /v1/openapi.json, without a key", async (t) => {
     const ids = operations(doc).map(([, , op]) => op.operationId);
     assert.deepEqual(ids.sort(), [
       "readJob",
+      "readJobCsv",
       "readMetrics",
       "submitBulkEmail",
       "verifyAddress",

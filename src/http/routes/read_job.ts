@@ -13,12 +13,17 @@ import { json } from "../problem.ts";
 import { decodeSegment } from "../router.ts";
 import { JobIdSchema } from "../schemas.ts";
 
-export function readJobRoute(services: Services) {
+/**
+ * `negotiate`: GET /v1/jobs/{id}, JSON unless the Accept header prefers CSV. `csv`: GET /v1/jobs/{id}/results.csv,
+ * the same CSV whatever the Accept header says. The second path exists for typed clients: an operation that declares
+ * both JSON and CSV answers types its body as `Job | string`, so the OpenAPI document gives each form its own path.
+ */
+export function readJobRoute(services: Services, form: "negotiate" | "csv" = "negotiate") {
   return async (request: Request, params: Record<string, string>): Promise<Response> => {
     const caller = await admit(request, services, { endpoint: "email", bucket: "jobs" });
     // A malformed id (a broken percent-escape too) is just another job that does not exist: never a 400.
     const id = decodeSegment(params.id)?.toLowerCase();
-    const csv = prefersCsv(request.headers.get("accept"));
+    const csv = form === "csv" || prefersCsv(request.headers.get("accept"));
     const job = !v.is(JobIdSchema, id)
       ? undefined
       : csv
