@@ -16,6 +16,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const MAX_CRASHED_FILES = 2;
 
 const REPORTER = fileURLToPath(new URL("./crash_reporter.mjs", import.meta.url));
+const DURATIONS_REPORTER = fileURLToPath(new URL("./file_durations_reporter.mjs", import.meta.url));
 
 /** A line of crash_reporter.mjs: one failure reported by node:test. */
 export interface FailureLine {
@@ -65,6 +66,8 @@ async function runTests(files: string[]): Promise<{ status: number; failures: Fa
       "--test-reporter-destination=stdout",
       `--test-reporter=${REPORTER}`,
       `--test-reporter-destination=${failuresFile}`,
+      `--test-reporter=${DURATIONS_REPORTER}`,
+      "--test-reporter-destination=stdout",
       ...files,
     ];
     const child = spawn(process.execPath, args, { stdio: "inherit" });
