@@ -2,7 +2,9 @@
 // random well-formed keys at a fixed rate from 16 other addresses (127.0.1.x), in one run; then the same flood against
 // a server without the failed-authentication limit (AUTH_FAILURES_PER_MINUTE=0), where every guess is a hash and a
 // key lookup. One line: the caller beside the limited flood, the caller alone (alone_*), the flood's answered rate and
-// answers (flood_*), the caller beside the unlimited flood (unlimited_*).
+// answers (flood_*), the caller beside the unlimited flood (unlimited_*). And a caller behind the flood's own address
+// (a shared NAT, nat_*): a valid key it never used before, called one call at a time during the limited flood: the
+// share of its calls answered 200, and their latency.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Pool } from "undici";
@@ -88,7 +90,7 @@ function flood(url: string): Flood {
 async function serverWith(
   name: string,
   extra: Record<string, string>,
-): Promise<{ api: ServerProcess; call: LoadOptions }> {
+): Promise<{ api: ServerProcess; call: LoadOptions; natKey: string }> {
   const env = {
     STATE_DIR: join(state.path, name),
     PLANS_FILE: plansFile,
@@ -98,6 +100,8 @@ async function serverWith(
   };
   const api = await startChildServer("src/main.ts", { env, keepOutput: false });
   const key = await createKeyWithCli(env, ["--account", "bench", "--mode", "test", "--plan", "bench"]);
+  // Another account's key, first used from behind the flood's address.
+  const natKey = await createKeyWithCli(env, ["--account", "nat", "--mode", "test", "--plan", "bench"]);
   const call: LoadOptions = {
     url: api.url,
     method: "POST",
@@ -107,16 +111,42 @@ async function serverWith(
     connections: 8,
     headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
   };
-  return { api, call };
+  return { api, call, natKey };
 }
 
-async function besideFlood(call: LoadOptions) {
+/** `calls` calls one after the other from the flood's first address with `key`: statuses and latencies. */
+async function behindNat(call: LoadOptions, key: string, calls: number) {
+  const pool = new Pool(call.url, { connections: 1, pipelining: 1, localAddress: "127.0.1.1" });
+  const byStatus = new Map<number, number>();
+  const latencies: number[] = [];
+  try {
+    for (let i = 0; i < calls; i++) {
+      const started = performance.now();
+      const response = await pool.request({
+        method: "POST",
+        path: "/v1/email",
+        headers: { ...call.headers, authorization: `Bearer ${key}` },
+        body,
+      });
+      await response.body.dump();
+      latencies.push(performance.now() - started);
+      byStatus.set(response.statusCode, (byStatus.get(response.statusCode) ?? 0) + 1);
+    }
+  } finally {
+    await pool.close();
+  }
+  latencies.sort((a, b) => a - b);
+  return { byStatus, p50: latencies[Math.floor(latencies.length / 2)] ?? 0 };
+}
+
+async function besideFlood(call: LoadOptions, natKey?: string) {
   const attack = flood(call.url);
   // Long enough for every flooding address to spend its allowance: what a lasting flood looks like.
   await new Promise((r) => setTimeout(r, floodLeadMs));
   attack.mark();
   const result = await load(call);
-  return { result, flood: await attack.stop() };
+  const nat = natKey === undefined ? undefined : await behindNat(call, natKey, 50);
+  return { result, nat, flood: await attack.stop() };
 }
 
 const servers: ServerProcess[] = [];
@@ -124,7 +154,7 @@ try {
   const limited = await serverWith("limited", {});
   servers.push(limited.api);
   const alone = await load(limited.call);
-  const beside = await besideFlood(limited.call);
+  const beside = await besideFlood(limited.call, limited.natKey);
   await limited.api.stop();
   const unlimited = await serverWith("unlimited", { AUTH_FAILURES_PER_MINUTE: "0" });
   servers.push(unlimited.api);
@@ -144,6 +174,9 @@ try {
       unlimited_p50: `${open.result.p50.toFixed(2)}ms`,
       unlimited_p99: `${open.result.p99.toFixed(2)}ms`,
       unlimited_flood_req_s: Math.round(open.flood.reqPerSec),
+      nat_200: `${(((beside.nat?.byStatus.get(200) ?? 0) / 50) * 100).toFixed(0)}%`,
+      nat_429: `${(((beside.nat?.byStatus.get(429) ?? 0) / 50) * 100).toFixed(0)}%`,
+      nat_p50: `${(beside.nat?.p50 ?? 0).toFixed(2)}ms`,
     }),
   );
 } finally {

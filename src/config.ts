@@ -42,6 +42,8 @@ export interface Config {
   httpKeepAliveTimeoutMs: number;
   /** Concurrent client connections; those beyond are closed on arrival. */
   httpMaxConnections: number;
+  /** STOP_DRAIN_MS: on SIGTERM or SIGINT, the process has stopped and exited 0 within this, whatever its database does. */
+  stopDrainMs: number;
   /** SMTP_PROXY: socks5://[user:pass@]host:port every probe goes through (unless SMTP_PROXY_RULES says otherwise). */
   smtpProxy: string | undefined;
   /** SMTP_PROXY_RULES: path of a JSON file routing probes per MX host suffix or domain (direct or a proxy). */
@@ -142,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpRequestTimeoutMs,
     httpKeepAliveTimeoutMs: integer(env, "HTTP_KEEP_ALIVE_TIMEOUT_MS", 5_000, 1),
     httpMaxConnections: integer(env, "HTTP_MAX_CONNECTIONS", 1024, 1),
+    stopDrainMs: integer(env, "STOP_DRAIN_MS", 10_000, 100),
     smtpProxy: env.SMTP_PROXY || undefined,
     smtpProxyRules: env.SMTP_PROXY_RULES || undefined,
     smtpLocalAddresses,

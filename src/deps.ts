@@ -47,7 +47,10 @@ export async function buildCore(config: Config, options: BuildCoreOptions = {}):
     plans,
     // Every call that needs the database looks its key up first: until the database is ready, that is where it stops.
     keys: {
-      knownValid: keys.knownValid,
+      mayBeValid: (key) => {
+        const reason = db.unready;
+        return reason === undefined ? keys.mayBeValid(key) : Promise.reject(new DatabaseNotReadyError(reason));
+      },
       resolve: (key) => {
         const reason = db.unready;
         return reason === undefined ? keys.resolve(key) : Promise.reject(new DatabaseNotReadyError(reason));

@@ -15,36 +15,78 @@ import { startJobRunner, type JobRunner } from "./jobs/runner.ts";
 import { startSweeper, type Sweeper } from "./jobs/sweeper.ts";
 import type { AddressVerifier, Services } from "./services.ts";
 import { createMetrics } from "./metrics/metrics.ts";
+import { inFlightShare, stopInPhases } from "./stop_in_phases.ts";
+import type { CoreServices } from "./deps.ts";
+import type { EmailEngine } from "./email/engine.ts";
+import { logProcessWarnings } from "./process_warnings.ts";
 
 // At info until the configuration is read (a bad one is reported at error), then at LOG_LEVEL.
 let log = createLogger();
+logProcessWarnings(() => log);
 
 async function main(): Promise<void> {
   const config = loadConfig();
   log = createLogger({ level: config.logLevel });
+  // What exists so far, for a stop that may come at any point of the start.
+  let core: CoreServices | undefined;
+  let email: EmailEngine | undefined;
+  let address: AddressService | undefined;
+  let server: RunningServer | undefined;
+  let runner: JobRunner | undefined;
+  let sweeper: Sweeper | undefined;
+  let stopping = false;
+  // Requests in flight and the runner's probes get most of the drain time; handing items back and closing the rest.
+  const inFlightMs = inFlightShare(config.stopDrainMs);
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info("stopping", { signal, drain_ms: config.stopDrainMs });
+    // Stop accepting and finish what is in flight while the runner hands its claimed items back, then close the
+    // engines and the stores. Whatever the database does (gone, or no longer answering), this ends within the drain
+    // time: a step that fails or is still running then is logged and left (job items to their lease).
+    const left = await stopInPhases(
+      [
+        [
+          { name: "http server", stop: () => server?.close(inFlightMs) },
+          { name: "job runner", stop: () => runner?.stop() },
+          { name: "job sweeper", stop: () => sweeper?.stop() },
+        ],
+        [
+          { name: "address service", stop: () => address?.close() },
+          { name: "email engine", stop: () => email?.close() },
+        ],
+        [{ name: "database", stop: () => core?.db.close() }],
+      ],
+      { drainMs: config.stopDrainMs, log },
+    );
+    log.info("stopped", left.length > 0 ? { left } : {});
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+
   // The embedded database's directory is the owner's alone; what others could reach is named here, in this log.
   if (!config.databaseUrl) secureStateDir(config.stateDir, { log });
   // A PostgreSQL not reachable yet does not stop the start: /healthz answers, /readyz and calls say 503 meanwhile.
-  const core = await buildCore(config, { waitForDatabase: { log } });
+  const built = await buildCore(config, { waitForDatabase: { log } });
+  core = built;
+  if (stopping) return;
   // One set of instruments per process, shared by the engines, the job runner and GET /metrics.
   const metrics = createMetrics();
-  const email = createEmailEngine(config, { log, metrics });
+  const engine = createEmailEngine(config, { log, metrics });
+  email = engine;
   // Can probes leave this host? Checked in the background (start never waits for it), logged once, shown in /readyz.
   const egress = startEgressCheck(config, { log });
   const serving = config.role !== "worker";
   const working = config.role !== "api";
   // A worker-only process never answers address calls: it does not load the street index. The index is loaded (or
   // first imported) in the background: the server listens meanwhile, and /readyz says where the index stands.
-  const address: AddressService | undefined = serving ? startAddressService(config, { log, metrics }) : undefined;
-  let server: RunningServer | undefined;
-  let runner: JobRunner | undefined;
-  let sweeper: Sweeper | undefined;
-  if (!working && core.db.kind === "embedded") {
+  address = serving ? startAddressService(config, { log, metrics }) : undefined;
+  if (!working && built.db.kind === "embedded") {
     log.warn(
       "nobody works bulk jobs: ROLE=api on the embedded database; use ROLE=all, or DATABASE_URL with worker processes",
     );
   }
-  let stopping = false;
   address?.started.catch((error) => {
     if (stopping) return;
     log.error("cannot start", { error: error instanceof Error ? error.message : String(error) });
@@ -56,23 +98,24 @@ async function main(): Promise<void> {
     if (stopping || !working) return;
     // The embedded database has one process: whatever is claimed at start was held by a process that died.
     runner = startJobRunner({
-      sql: core.db.sql,
-      verifier: email,
+      sql: built.db.sql,
+      verifier: engine,
       log,
-      exclusive: core.db.kind === "embedded",
+      exclusive: built.db.kind === "embedded",
       metrics,
       // A timed-out address is tried again once its MX's cool-off is over, or the retry would meet the same skip.
       timeoutRetryDelayMs: coolOffFor(config.probeTimeoutMs) + config.probeTimeoutMs,
+      stopTimeoutMs: inFlightMs,
     });
-    sweeper = startSweeper({ sql: core.db.sql, log });
+    sweeper = startSweeper({ sql: built.db.sql, log });
   };
-  if (serving) {
-    const jobs = createJobQueue(core.db.sql);
+  if (serving && !stopping) {
+    const jobs = createJobQueue(built.db.sql);
     const services: Services = {
-      ...core,
+      ...built,
       config,
       log,
-      email,
+      email: engine,
       address: address as AddressVerifier,
       egress,
       metrics,
@@ -90,12 +133,12 @@ async function main(): Promise<void> {
       },
     });
   }
-  log.info("started", { role: config.role, port: server?.port, database: core.db.kind, workers: config.workers });
+  log.info("started", { role: config.role, port: server?.port, database: built.db.kind, workers: config.workers });
   // Jobs are worked once the database is migrated; a failure that waiting cannot fix (a refused password, a failed
   // migration) ends the process as it did before it served.
-  void (core.db.ready ?? Promise.resolve()).then(
+  void (built.db.ready ?? Promise.resolve()).then(
     () => {
-      if (core.db.kind === "postgres") log.info("database ready", {});
+      if (built.db.kind === "postgres") log.info("database ready", {});
       startWorking();
     },
     (error) => {
@@ -104,23 +147,6 @@ async function main(): Promise<void> {
       process.exit(1);
     },
   );
-
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info("stopping", { signal });
-    // Stop accepting and finish what is in flight, then hand claimed job items back, then close the stores.
-    await server?.close();
-    await runner?.stop();
-    await sweeper?.stop();
-    await address?.close();
-    await email.close();
-    await core.db.close();
-    log.info("stopped", {});
-    process.exit(0);
-  };
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
 }
 
 main().catch((error) => {

@@ -3,6 +3,11 @@
 // (nodejs/node#57736): a probe waiting on it waits for ever. A Deadline is a plain AbortController aborted by a plain
 // setTimeout: the timer holds the controller, each parent's listener holds it too, and dispose() clears both, so
 // nothing can be collected away while the wait is pending and nothing outlives it.
+//
+// Many deadlines hang on one parent (every DNS query of a bulk job on the MX lookup's shared signal, every batch on the
+// runner's stop signal): a parent gets one listener, which ends every deadline waiting on it. A listener per deadline
+// made node warn past ten of them (MaxListenersExceededWarning, in plain text among the JSON log lines), and cost
+// O(n) per add and remove in EventTarget.
 import { setMaxListeners } from "node:events";
 
 export interface Deadline {
@@ -29,6 +34,39 @@ export function isTimeoutReason(reason: unknown): boolean {
   return (reason as { name?: unknown } | null | undefined)?.name === "TimeoutError";
 }
 
+/** The deadlines waiting on one parent signal, and the parent's single listener that ends them. */
+interface Waiters {
+  ends: Set<(reason: unknown) => void>;
+  onAbort: () => void;
+}
+
+const waitersOf = new WeakMap<AbortSignal, Waiters>();
+
+/** Calls `end` with the parent's reason when it aborts; the function returned stops waiting. */
+function waitOn(parent: AbortSignal, end: (reason: unknown) => void): () => void {
+  let waiters = waitersOf.get(parent);
+  if (waiters === undefined) {
+    const ends = new Set<(reason: unknown) => void>();
+    const onAbort = () => {
+      waitersOf.delete(parent);
+      for (const each of [...ends]) each(parent.reason);
+      ends.clear();
+    };
+    waiters = { ends, onAbort };
+    waitersOf.set(parent, waiters);
+    parent.addEventListener("abort", onAbort, { once: true });
+  }
+  const { ends, onAbort } = waiters;
+  ends.add(end);
+  return () => {
+    ends.delete(end);
+    if (ends.size === 0 && waitersOf.get(parent) === waiters) {
+      waitersOf.delete(parent);
+      parent.removeEventListener("abort", onAbort);
+    }
+  };
+}
+
 /** Starts a deadline `ms` from now (at least 0), also ended by any parent. */
 export function deadline(ms: number, options: DeadlineOptions = {}): Deadline {
   const { parents = [], what } = options;
@@ -36,12 +74,12 @@ export function deadline(ms: number, options: DeadlineOptions = {}): Deadline {
   const controller = new AbortController();
   // Many reads of one dialogue listen in turn, and bulk work hangs many waits on one parent: not a leak.
   setMaxListeners(0, controller.signal);
-  const listening: Array<{ parent: AbortSignal; onAbort: () => void }> = [];
+  const listening: Array<() => void> = [];
   let timer: NodeJS.Timeout | undefined;
   const dispose = () => {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
-    for (const { parent, onAbort } of listening.splice(0)) parent.removeEventListener("abort", onAbort);
+    for (const stopWaiting of listening.splice(0)) stopWaiting();
   };
   const end = (reason: unknown) => {
     dispose();
@@ -53,9 +91,7 @@ export function deadline(ms: number, options: DeadlineOptions = {}): Deadline {
       end(parent.reason);
       return { signal: controller.signal, dispose };
     }
-    const onAbort = () => end(parent.reason);
-    parent.addEventListener("abort", onAbort, { once: true });
-    listening.push({ parent, onAbort });
+    listening.push(waitOn(parent, end));
   }
   const limit = Math.max(0, Math.round(ms));
   timer = setTimeout(() => end(timeoutReason(what, limit)), limit);

@@ -2,20 +2,24 @@
 // bounds how long a revoked key still works in any process (docs/contract.md §2: within 5 seconds).
 import { LRUCache } from "lru-cache";
 import type { Sql } from "../store/db.ts";
+import { createKeyDirectory } from "./key_directory.ts";
 import { findKey, type KeyRecord } from "./key_store.ts";
 
 export const KEY_CACHE_TTL_MS = 4000;
 /**
- * How long a key stays known as valid after its last lookup found it (unrevoked). Known keys still pass the failed-
- * authentication limit of their address (http/guard.ts): a client sharing an address with a key guesser (NAT) keeps
- * working. It only lets a key be looked up: revocation still takes effect within KEY_CACHE_TTL_MS.
+ * How long a key stays known as valid after its last lookup found it (unrevoked). Known keys pass the failed-
+ * authentication limit of their address (http/guard.ts) without even a hash: a client sharing an address with a key
+ * guesser (NAT) keeps working. It only lets a key be looked up: revocation still takes effect within KEY_CACHE_TTL_MS.
  */
 export const KNOWN_VALID_TTL_MS = 10 * 60_000;
 
 export interface KeyResolver {
   resolve(key: string): Promise<KeyRecord | undefined>;
-  /** Whether a lookup found `key` valid within KNOWN_VALID_TTL_MS: a map lookup, no hash, no query. */
-  knownValid(key: string): boolean;
+  /**
+   * Whether `key` may verify: known valid, or its hash is an unrevoked key's (auth/key_directory.ts: a hash and a set
+   * lookup, no query per key). False for every guess; true does not admit, it only lets the key be looked up.
+   */
+  mayBeValid(key: string): Promise<boolean>;
 }
 
 export function createKeyCache(sql: Sql, options: { ttlMs?: number; max?: number } = {}): KeyResolver {
@@ -24,8 +28,9 @@ export function createKeyCache(sql: Sql, options: { ttlMs?: number; max?: number
   const cache = new LRUCache<string, { record: KeyRecord | null }>({ max, ttl: ttlMs });
   const pending = new Map<string, Promise<KeyRecord | undefined>>();
   const valid = new LRUCache<string, true>({ max, ttl: KNOWN_VALID_TTL_MS });
+  const directory = createKeyDirectory(sql);
   return {
-    knownValid: (key) => valid.has(key),
+    mayBeValid: async (key) => valid.has(key) || directory.mayExist(key),
     async resolve(key) {
       const hit = cache.get(key);
       if (hit) return hit.record ?? undefined;

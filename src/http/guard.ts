@@ -2,8 +2,9 @@
 // 429 (rate). What it admits carries the rate headers that every later answer repeats.
 //
 // Before the key is even looked at, a client address that failed to authenticate too often (AUTH_FAILURES_PER_MINUTE,
-// limits/failed_auth_limiter.ts) is refused 429, unless its key is one a lookup recently found valid: a flood of
-// guessed keys costs no hash and no query. Every 401 says how to authenticate (RFC 6750 §3): `WWW-Authenticate: Bearer
+// limits/failed_auth_limiter.ts) is refused 429, unless its key may verify (found valid recently, or its hash is an
+// unrevoked key's, auth/key_directory.ts): a flood of guessed keys costs a hash each and no query, and a valid key
+// from the same address (a shared NAT) is answered. Every 401 says how to authenticate (RFC 6750 §3): `WWW-Authenticate: Bearer
 // realm="vrai"`, with `error="invalid_token"` when a key was sent and is wrong.
 import { bearerToken, parseApiKey } from "../auth/api_key.ts";
 import type { Endpoint, KeyRecord } from "../auth/key_store.ts";
@@ -47,7 +48,9 @@ export async function admit(request: Request, services: Services, options: Admit
   const failures = services.failedAuth;
   if (address !== undefined) {
     const wait = failures.retryAfter(address);
-    if (wait > 0 && (token === undefined || !services.keys.knownValid(token))) {
+    // Failed attempts are limited, valid keys are not: one that may verify is looked up and answered, whoever else
+    // shares its address; a guess is refused here, for a hash and a set lookup.
+    if (wait > 0 && (token === undefined || !(await services.keys.mayBeValid(token)))) {
       throw new HttpError(
         "rate-limit-exceeded",
         `Cannot authenticate: too many failed authentications from this address; retry in ${wait} s`,

@@ -3,7 +3,7 @@
 // more; routes apply their own, smaller caps. Hostile clients end here too (docs/decisions.md "Hostile clients"):
 // the route comes from the request target alone, never from Host; whatever node's parser refuses (a malformed
 // request line or header, headers too large, bad chunked encoding, a time limit) is answered a problem document on a
-// closing connection; slow clients are cut off after seconds, and connections are capped.
+// closing connection, and so is CONNECT, which node hands over apart; slow clients are cut off after seconds, and connections are capped.
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
@@ -118,12 +118,48 @@ function sentRequestId(req: IncomingMessage): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-/** The status line, headers and body of a LightResponse, for a socket the HTTP server no longer writes to. */
-function rawHttp(response: LightResponse): string {
-  const { status, rawHeaders, bodyText } = response;
+/** The status line, headers and body of an answer, for a socket the HTTP server no longer writes to. */
+function rawHttp(written: Written): Buffer {
+  const { status, headers, payload } = written;
+  const body = typeof payload === "string" ? Buffer.from(payload) : payload;
   let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\n`;
-  for (const name in rawHeaders) head += `${name}: ${rawHeaders[name]}\r\n`;
-  return `${head}content-length: ${Buffer.byteLength(bodyText)}\r\n\r\n${bodyText}`;
+  for (const name in headers) {
+    if (name !== "content-length" && name !== "connection") head += `${name}: ${headers[name]}\r\n`;
+  }
+  return Buffer.concat([Buffer.from(`${head}connection: close\r\ncontent-length: ${body.length}\r\n\r\n`), body]);
+}
+
+/**
+ * Writes `answer` on a socket node's HTTP server has let go of and closes it once the client had time to read it:
+ * closing at once with unread input would reset the connection and could destroy the answer in flight.
+ */
+function answerAndClose(socket: Duplex, answer: Buffer): void {
+  socket.on("error", () => {}); // a client that resets meanwhile is no fault of ours
+  socket.end(answer);
+  socket.resume();
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+}
+
+/**
+ * A CONNECT request, which node hands over apart with its socket: a path of ours gets what the app answers for it (405
+ * with Allow, or 404); an authority (a tunnel to another host, asked of a proxy) gets 400. The socket closes after.
+ */
+async function answerConnect(app: App, req: IncomingMessage, socket: Duplex): Promise<void> {
+  const method = req.method ?? "CONNECT";
+  const target = originFormOf(req.url ?? "");
+  const refusal =
+    target === undefined
+      ? "Cannot open a tunnel: CONNECT asks a proxy for one, and this server is not a proxy"
+      : hostProblem(req);
+  let answer: Response;
+  if (refusal !== undefined || target === undefined) {
+    answer = app.refuse("invalid-request", refusal ?? "", { method, requestId: sentRequestId(req) });
+  } else {
+    const request = new LightRequest(method, REQUEST_ORIGIN + target, req.headers, undefined, req.socket.remoteAddress);
+    socket.once("close", () => request.abort());
+    answer = await app.fetch(request as unknown as Request);
+  }
+  if (socket.writable) answerAndClose(socket, rawHttp(await parts(answer)));
 }
 
 /** Resolves with the body up to BODY_CEILING bytes (stops reading there); rejects when the request ends early. */
@@ -259,10 +295,14 @@ export function serve(app: App, options: ServeOptions): Promise<RunningServer> {
     refused.add(socket);
     const { slug, detail } = describeClientError(code);
     const response = app.refuse(slug, detail, { code });
-    socket.end(rawHttp(response as unknown as LightResponse));
-    // Closing at once with unread input would reset the connection and could destroy the answer in flight.
-    socket.resume();
-    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    answerAndClose(socket, rawHttp(lightParts(response)));
+  });
+  // CONNECT: without a listener here, node closes the socket without a word.
+  server.on("connect", (req: IncomingMessage, socket: Duplex) => {
+    answerConnect(app, req, socket).catch((error) => {
+      log.warn("CONNECT not answered", { error: (error as Error).message });
+      socket.destroy();
+    });
   });
   // Expect other than 100-continue (which node answers itself): refused, on a closing connection.
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {

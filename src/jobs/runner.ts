@@ -76,7 +76,10 @@ export interface JobRunner {
   readonly owner: string;
   /** Claims at once instead of waiting for the next poll (a job was just submitted in this process). */
   wake(): void;
-  /** Aborts in-flight verification and hands every claimed item back to the queue. */
+  /**
+   * Aborts in-flight verification and hands every claimed item back to the queue; never rejects: items it cannot hand
+   * back (the database failed) are left to their lease.
+   */
   stop(): Promise<void>;
 }
 
@@ -422,7 +425,13 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
         const grace = deadline(stopTimeoutMs, { what: "stop the job runner" });
         await Promise.race([running, new Promise((resolve) => grace.signal.addEventListener("abort", resolve))]);
         grace.dispose();
-        const released = await store.release(owner);
+        let released: number | undefined;
+        try {
+          released = await store.release(owner);
+        } catch (error) {
+          // The database is gone or not answering: the items are not lost, they return to the queue with their lease.
+          log.warn("job items left to their lease", { owner, error: String(error) });
+        }
         log.info("job runner stopped", { owner, released });
       })();
       return stopped;

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { getEventListeners } from "node:events";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { deadline, isTimeoutReason, sleep, untilAborted } from "../../src/async/deadline.ts";
@@ -55,6 +56,40 @@ test("dispose() clears the timer and the parent's listener: the deadline never f
   caller.abort();
   await sleep(40);
   assert.equal(limit.signal.aborted, false);
+});
+
+test("deadlines on one parent share a single listener on it: no MaxListenersExceededWarning, however many wait", async () => {
+  const warnings: Error[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning);
+  process.on("warning", onWarning);
+  try {
+    const shared = new AbortController();
+    const limits = Array.from({ length: 50 }, (_, i) =>
+      deadline(10_000, { parents: [shared.signal], what: `wait ${i}` }),
+    );
+    assert.equal(getEventListeners(shared.signal, "abort").length, 1);
+    // Disposing some leaves the others listening; disposing the last removes the listener.
+    for (const limit of limits.slice(0, 49)) limit.dispose();
+    assert.equal(getEventListeners(shared.signal, "abort").length, 1);
+    limits[49]!.dispose();
+    assert.equal(getEventListeners(shared.signal, "abort").length, 0);
+    // And the parent's abort still ends every deadline still waiting, with the parent's reason.
+    const again = Array.from({ length: 20 }, () => deadline(10_000, { parents: [shared.signal] }));
+    again[3]!.dispose();
+    shared.abort(new Error("stopping"));
+    for (const [i, limit] of again.entries()) {
+      if (i === 3) assert.equal(limit.signal.aborted, false);
+      else assert.equal((limit.signal.reason as Error).message, "stopping");
+    }
+    assert.equal(getEventListeners(shared.signal, "abort").length, 0);
+    await sleep(0); // a warning is emitted on the next tick
+    assert.deepEqual(
+      warnings.map((w) => w.name),
+      [],
+    );
+  } finally {
+    process.off("warning", onWarning);
+  }
 });
 
 test("untilAborted() settles with the work, or with 'aborted' as soon as the signal aborts", async () => {
