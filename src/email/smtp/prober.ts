@@ -669,7 +669,9 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
       const fill = (read: number) => {
         if (sent === null) return;
         const ahead = pipelineWindow(live, q.limit);
-        while (sent.length < lines.length && sent.length < read + ahead) {
+        // While a single call waits for the host, no line goes out beyond the one about to be read.
+        const yielding = slot.interactiveWaiting();
+        while (sent.length < lines.length && sent.length < read + ahead && !(yielding && sent.length > read)) {
           sendOne();
           if (sent.length < lines.length && lines[sent.length]!.catchAll) sendOne();
         }
@@ -694,7 +696,8 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
       const join = (share: number): number => {
         // No recipient joins while a single call waits for the host: the connection goes to it once these are answered.
         if (tx.full || live.conn.closed || health.failing(host) || slot.interactiveWaiting()) return 0;
-        const room = q.limit - tx.lines;
+        // Lines taken but not sent yet (pipelined, beyond the window) count against the transaction's room too.
+        const room = q.limit - tx.lines - (sent === null ? 0 : lines.length - sent.length);
         const head = q.waiting[0];
         if (room < 1 || head === undefined || (head.utf8 && !(tx.utf8 && live.smtpUtf8))) return 0;
         const more = take(q, room, true, share).filter((w) => {
