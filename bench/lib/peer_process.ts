@@ -17,10 +17,14 @@ export interface PeerSpec {
   pipelining: boolean;
   /** Mailboxes user0 .. user{existingBelow - 1} exist; any other local part (catch-all probes too) is unknown. */
   existingBelow: number;
+  /** Each reply to RCPT TO waits this long more (a server slow at looking up mailboxes); default 0. */
+  rcptDelayMs?: number;
 }
 
 export interface PeerReport {
   connections: number;
+  /** The most connections one peer had open at once. */
+  maxConcurrent: number;
   /** Each command line a peer read: `at` in milliseconds since the epoch. */
   lines: Array<{ host: string; connection: number; at: number; line: string }>;
 }
@@ -66,6 +70,7 @@ if (process.argv[2] === "--peers") {
       await startFastSmtpPeer({
         host,
         delayMs: spec.delayMs,
+        rcptDelayMs: spec.rcptDelayMs,
         pipelining: spec.pipelining,
         mailboxes: (local) => {
           const n = /^user(\d+)$/.exec(local)?.[1];
@@ -80,6 +85,7 @@ if (process.argv[2] === "--peers") {
     if (command !== "report") continue;
     const report: PeerReport = {
       connections: peers.reduce((sum, p) => sum + p.connections, 0),
+      maxConcurrent: Math.max(0, ...peers.map((p) => p.maxConcurrent)),
       lines: peers.flatMap((p) => p.lines.map((l) => ({ host: p.host, ...l, at: epoch(l.at) }))),
     };
     process.stdout.write(`${JSON.stringify(report)}\n`);

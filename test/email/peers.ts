@@ -385,10 +385,22 @@ export async function startFastSmtpPeer(options: RawSmtpPeerOptions): Promise<Fa
   const accepted = new Set(Array.isArray(mailboxes) ? mailboxes.map((m) => m.toLowerCase()) : []);
   const accepts = Array.isArray(mailboxes) ? (local: string) => accepted.has("*") || accepted.has(local) : mailboxes;
   let connections = 0;
+  let open = 0;
+  let maxConcurrent = 0;
   const recipients: string[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
     const connection = ++connections;
+    // Counted as startSmtpPeer counts them: a connection stops counting at its QUIT or when it closes.
+    maxConcurrent = Math.max(maxConcurrent, ++open);
+    let gone = false;
+    const done = () => {
+      if (!gone) {
+        gone = true;
+        open--;
+      }
+    };
+    socket.once("close", done);
     const pace = typeof delayMs === "number" ? delayMs : delayMs(connection);
     let inTransaction = 0;
     let received = 0;
@@ -421,6 +433,7 @@ export async function startFastSmtpPeer(options: RawSmtpPeerOptions): Promise<Fa
     onLines(socket, (line) => {
       const entry: ReceivedLine = { connection, at: performance.now(), line };
       lines.push(entry);
+      if (/^QUIT$/i.test(line)) done();
       const answer = answerCommand(line, { host, accepts, pipelining });
       const verb = line.slice(0, 4).toUpperCase();
       if (verb === "MAIL" || verb === "RSET") inTransaction = 0;
@@ -441,7 +454,7 @@ export async function startFastSmtpPeer(options: RawSmtpPeerOptions): Promise<Fa
       return connections;
     },
     get maxConcurrent() {
-      return NaN;
+      return maxConcurrent;
     },
     lines,
     recipients,

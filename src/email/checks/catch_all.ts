@@ -19,6 +19,8 @@ export async function catchAll(ctx: CheckContext): Promise<CheckOutcome> {
       reuse: ctx.reuseConnections,
       utf8: false,
       skipFailingHosts: ctx.bulk,
+      // A single call or a signup goes before bulk work at the MX (smtp/pool.ts).
+      priority: ctx.bulk ? "bulk" : "interactive",
       log: ctx.log,
     });
     return catchAllOutcome(outcome);

@@ -15,6 +15,8 @@ export async function smtp(ctx: CheckContext): Promise<CheckOutcome> {
     utf8: utf8Local,
     catchAllRecipient: askCatchAll ? `${ctx.deps.randomLocal()}@${domain}` : null,
     skipFailingHosts: ctx.bulk,
+    // A single call or a signup goes before bulk work at the MX (smtp/pool.ts).
+    priority: ctx.bulk ? "bulk" : "interactive",
     log: ctx.log,
   });
   if (askCatchAll) {

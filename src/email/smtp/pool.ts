@@ -1,6 +1,12 @@
 // Per-MX-host connection slots. At most `maxPerHost` connections to one MX host are open at any time (busy or idle),
 // so a bulk job never floods a mail exchanger, and idle connections can be handed to the next recipient of the same
 // host (verifyMany's connection reuse). A slot is a permit, with an idle session when one could be reused.
+//
+// Interactive before bulk: a single call or a signup (priority "interactive") never waits behind bulk work. Its waiters
+// are served before every bulk waiter, it takes an idle or handed-over session at once (the prober RSETs it first), and
+// while one waits, `slot.interactiveWaiting()` tells the bulk holders of the host's slots to give theirs back at their
+// next recipient boundary (smtp/prober.ts): so even when bulk transactions hold every slot, the call gets one within
+// about one RCPT exchange, and the per-host limit still holds.
 import { deadline, isTimeoutReason } from "../../async/deadline.ts";
 import { SmtpError } from "../errors.ts";
 import type { SmtpConnection, SmtpTarget } from "./dialer.ts";
@@ -12,30 +18,57 @@ export interface SmtpSession {
   smtpUtf8: boolean;
 }
 
+/** Who asks for a slot: a single call or a signup (someone waits for the answer), or a bulk job's recipient. */
+export type SlotPriority = "interactive" | "bulk";
+
 export interface SmtpSlot {
   /** An idle greeted session to reuse (send RSET first), or null: dial a new one under this slot. */
   readonly session: SmtpSession | null;
-  /** Gives the slot back. keep: the session is healthy and may serve the next recipient of this host. */
-  release(session: SmtpSession | null, options: { keep: boolean }): void;
+  /**
+   * An interactive caller waits for a slot of this host: a bulk holder gives this one back (release with keep) at its
+   * next recipient boundary rather than start another recipient on it.
+   */
+  interactiveWaiting(): boolean;
+  /**
+   * Gives the slot back. keep: the session is healthy and may serve the next caller of this host (it is handed to a
+   * waiter, or left idle; `idle: false` QUITs it rather than leave it idle when nobody waits).
+   */
+  release(session: SmtpSession | null, options: { keep: boolean; idle?: boolean }): void;
 }
 
 export interface SmtpPool {
-  acquire(host: string, options: { signal: AbortSignal; reuse: boolean }): Promise<SmtpSlot>;
+  /**
+   * A slot of `host`, at once when one is free, else in turn: interactive callers before every bulk one. `reuse`: take
+   * an idle session when there is one (an interactive caller always does: it saves a dial on a host bulk work keeps busy).
+   */
+  acquire(host: string, options: { signal: AbortSignal; reuse: boolean; priority: SlotPriority }): Promise<SmtpSlot>;
   /** QUITs every idle session. */
   drain(): Promise<void>;
-  /** Per host with a connection or a waiter: open connections (busy or idle), idle ones, callers waiting (metrics). */
-  usage(): Array<{ host: string; open: number; idle: number; waiting: number }>;
+  /**
+   * Per host with a connection or a waiter: open connections (busy or idle), idle ones, callers waiting (metrics),
+   * and how many of those waiting are interactive.
+   */
+  usage(): Array<{ host: string; open: number; idle: number; waiting: number; interactive: number }>;
 }
 
 interface Waiter {
-  reuse: boolean;
+  /** Takes a handed-over session (a bulk caller that reuses, or any interactive one). */
+  takesSession: boolean;
   resolve: (slot: SmtpSlot) => void;
 }
 
 interface HostState {
   open: number;
   idle: Array<{ session: SmtpSession; timer: NodeJS.Timeout }>;
-  waiters: Waiter[];
+  /** Single calls and signups waiting: served before every bulk waiter. */
+  interactive: Waiter[];
+  /** Bulk recipients' drainers (and bulk probes without reuse) waiting, first come, first served. */
+  bulk: Waiter[];
+}
+
+/** The next waiter of the host: interactive ones first. */
+function nextWaiter(state: HostState): Waiter | undefined {
+  return state.interactive.shift() ?? state.bulk.shift();
 }
 
 /** Sends QUIT and lets the server hang up first (bounded waits), then closes. Never throws. Waiting for the
@@ -74,7 +107,7 @@ export function createSmtpPool(options: SmtpPoolOptions): SmtpPool {
 
   function stateOf(host: string): HostState {
     let state = hosts.get(host);
-    if (state === undefined) hosts.set(host, (state = { open: 0, idle: [], waiters: [] }));
+    if (state === undefined) hosts.set(host, (state = { open: 0, idle: [], interactive: [], bulk: [] }));
     return state;
   }
 
@@ -88,15 +121,20 @@ export function createSmtpPool(options: SmtpPoolOptions): SmtpPool {
     let released = false;
     return {
       session,
-      release(current, { keep }) {
+      interactiveWaiting: () => !released && state.interactive.length > 0,
+      release(current, { keep, idle = true }) {
         if (released) return;
         released = true;
         if (keep && current !== null && !current.conn.closed) {
-          const waiter = state.waiters.shift();
+          const waiter = nextWaiter(state);
           if (waiter !== undefined) {
-            if (waiter.reuse) return waiter.resolve(slot(state, current));
+            if (waiter.takesSession) return waiter.resolve(slot(state, current));
             // The waiter dials only once this session is gone: never one connection over the limit.
             void retire(state, current).then(() => waiter.resolve(slot(state, null)));
+            return;
+          }
+          if (!idle) {
+            void retire(state, current).finally(() => free(state));
             return;
           }
           const entry = {
@@ -118,15 +156,16 @@ export function createSmtpPool(options: SmtpPoolOptions): SmtpPool {
 
   // A permit comes back: the next waiter gets it, or the count of open connections drops.
   function free(state: HostState): void {
-    const waiter = state.waiters.shift();
+    const waiter = nextWaiter(state);
     if (waiter !== undefined) waiter.resolve(slot(state, null));
     else state.open--;
   }
 
   return {
-    acquire(host, { signal, reuse }) {
+    acquire(host, { signal, reuse, priority }) {
       const state = stateOf(host);
-      if (reuse && state.idle.length > 0) {
+      const takesSession = reuse || priority === "interactive";
+      if (takesSession && state.idle.length > 0) {
         const { session, timer } = state.idle.pop()!;
         clearTimeout(timer);
         return Promise.resolve(slot(state, session));
@@ -142,16 +181,17 @@ export function createSmtpPool(options: SmtpPoolOptions): SmtpPool {
         return retire(state, session).then(() => slot(state, null));
       }
       return new Promise<SmtpSlot>((resolve, reject) => {
+        const queue = priority === "interactive" ? state.interactive : state.bulk;
         const waiter: Waiter = {
-          reuse,
+          takesSession,
           resolve: (s) => {
             signal.removeEventListener("abort", onAbort);
             resolve(s);
           },
         };
         const onAbort = () => {
-          const at = state.waiters.indexOf(waiter);
-          if (at >= 0) state.waiters.splice(at, 1);
+          const at = queue.indexOf(waiter);
+          if (at >= 0) queue.splice(at, 1);
           const timeout = isTimeoutReason(signal.reason);
           reject(
             new SmtpError(
@@ -163,7 +203,7 @@ export function createSmtpPool(options: SmtpPoolOptions): SmtpPool {
         };
         if (signal.aborted) return onAbort();
         signal.addEventListener("abort", onAbort, { once: true });
-        state.waiters.push(waiter);
+        queue.push(waiter);
       });
     },
     async drain() {
@@ -176,10 +216,11 @@ export function createSmtpPool(options: SmtpPoolOptions): SmtpPool {
       await Promise.all([...closing]);
     },
     usage() {
-      const out: Array<{ host: string; open: number; idle: number; waiting: number }> = [];
+      const out: Array<{ host: string; open: number; idle: number; waiting: number; interactive: number }> = [];
       for (const [host, state] of hosts) {
-        if (state.open === 0 && state.waiters.length === 0) continue;
-        out.push({ host, open: state.open, idle: state.idle.length, waiting: state.waiters.length });
+        const waiting = state.interactive.length + state.bulk.length;
+        if (state.open === 0 && waiting === 0) continue;
+        out.push({ host, open: state.open, idle: state.idle.length, waiting, interactive: state.interactive.length });
       }
       return out;
     },

@@ -21,6 +21,11 @@
 // A `452 too many recipients` sends the rest to the next transaction (and the host is asked fewer at a time from
 // then on); a connection that drops sends the unanswered ones to a new connection. Each reply has its own budget,
 // from the previous reply on: a recipient's wait behind the others of its transaction is queue time, not its own.
+//
+// Interactive before bulk: a single call or a signup asks its slot with priority "interactive" (pool.ts serves it
+// before every bulk waiter). While it waits, bulk work stops taking recipients onto the host's connections: a drainer
+// gives its slot (and its greeted session) to the call at its next recipient boundary, and the recipients left waiting
+// get a new drainer, which waits for a slot behind the call.
 import { setMaxListeners } from "node:events";
 import type { Logger } from "../../log.ts";
 import { deadline, isTimeoutReason, timeoutReason } from "../../async/deadline.ts";
@@ -29,7 +34,7 @@ import { isProbeTarget, type Cidr } from "../net/cidr.ts";
 import type { MxHost } from "../types.ts";
 import type { SmtpDialer } from "./dialer.ts";
 import { coolOffFor, createMxHealth, type MxHealth } from "./mx_health.ts";
-import { quit, type SmtpPool, type SmtpSession, type SmtpSlot } from "./pool.ts";
+import { quit, type SlotPriority, type SmtpPool, type SmtpSession, type SmtpSlot } from "./pool.ts";
 import { classifyReply, type ReplyCategory, type SmtpReply } from "./reply.ts";
 
 export type ProbeOutcome =
@@ -49,6 +54,11 @@ export interface ProbeOptions {
   signal: AbortSignal;
   /** Take an idle session of the host if there is one, and leave ours idle afterwards. */
   reuse: boolean;
+  /**
+   * "interactive" for a single call or a signup: its slot comes before any bulk work's, and bulk work on the host
+   * gives a slot up for it at the next recipient. Default "bulk".
+   */
+  priority?: SlotPriority;
   /** The recipient has a UTF-8 local part: the server must offer SMTPUTF8. */
   utf8: boolean;
   /** A recipient no real mailbox has, asked right after an accepted recipient (catch-all detection); or null. */
@@ -67,6 +77,20 @@ export interface ProbeOptions {
  * waiting for its host join the transaction, so that the server has the next lines before it answers the last ones.
  */
 const PIPELINE_LOW_WATER = 8;
+
+/**
+ * Bulk, on a server with PIPELINING: the RCPT TO lines out ahead of their replies are what that server answers in
+ * about this long (at least two, and this many before its pace is known): enough to keep a fast server busy across a
+ * round trip, few enough that a single call waiting for the connection gets it within about one RCPT exchange.
+ */
+const PIPELINE_AHEAD_MS = 300;
+const PIPELINE_FIRST_WINDOW = 4;
+
+/** How many lines may be out unanswered on `session`, from the pace its server answered at so far. */
+function pipelineWindow(session: Session, limit: number): number {
+  if (session.replyMs === undefined) return PIPELINE_FIRST_WINDOW;
+  return Math.min(limit, Math.max(2, Math.ceil(PIPELINE_AHEAD_MS / Math.max(session.replyMs, 0.01))));
+}
 
 /** RFC 5321 §4.5.3.1.8: a server must accept at least 100 recipients in a transaction. */
 export const DEFAULT_RECIPIENTS_PER_TRANSACTION = 100;
@@ -101,7 +125,7 @@ export interface SmtpProberOptions {
  * A greeted session, whether its server said PIPELINING in its EHLO reply, and the bulk transaction open on it (MAIL
  * FROM accepted, no RSET since), which the next recipients of the host join.
  */
-type Session = SmtpSession & { pipelining?: boolean; open?: OpenTransaction | null };
+type Session = SmtpSession & { pipelining?: boolean; open?: OpenTransaction | null; replyMs?: number };
 
 /** A transaction left open on a session: later recipients join it while it has room. */
 interface OpenTransaction {
@@ -295,7 +319,8 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
 
   /** One MX host: a slot (waiting in the queue on the caller's signal only), then a dialogue on its own budget. */
   async function attempt(host: MxHost, address: string, recipient: string, options: ProbeOptions): Promise<HostResult> {
-    const slot = await pool.acquire(host.exchange, { signal: options.signal, reuse: options.reuse });
+    const priority = options.priority ?? "bulk";
+    const slot = await pool.acquire(host.exchange, { signal: options.signal, reuse: options.reuse, priority });
     // The host may have been found failing while this probe waited for its slot.
     if (options.skipFailingHosts && health.failing(host.exchange)) {
       finish(slot, slot.session, options.reuse);
@@ -303,12 +328,16 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
     }
     const dialogue = deadline(probeTimeoutMs, { parents: [options.signal], what: `probe ${host.exchange}` });
     const signal = dialogue.signal;
-    let session: SmtpSession | null = slot.session;
+    let session: Session | null = slot.session;
     try {
       for (let round = 0; round < 2; round++) {
-        if (session !== null && round === 0 && !(await reset(session, signal))) {
-          session.conn.close();
-          session = null;
+        if (session !== null && round === 0) {
+          // A session handed over by bulk work may have its transaction open: RSET ends it.
+          session.open = null;
+          if (!(await reset(session, signal))) {
+            session.conn.close();
+            session = null;
+          }
         }
         const reused = session !== null;
         if (session === null) {
@@ -335,7 +364,12 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
           // A session that could not serve it is not reused.
           if (catchAll === null || catchAll.kind !== "reply") session.conn.close();
         }
-        finish(slot, session, options.reuse && final);
+        // Our transaction stays open on the session: whoever takes it next sends RSET first.
+        session.open = { utf8: options.utf8, lines: 1, answered: 1, full: true };
+        if (options.reuse || priority !== "interactive") finish(slot, session, options.reuse && final);
+        // A single call keeps no idle connection, but hands a healthy one to a bulk drainer waiting for the host.
+        else if (final && !session.conn.closed) slot.release(session, { keep: true, idle: false });
+        else finish(slot, session, false);
         session = null;
         return { final, outcome, catchAll };
       }
@@ -467,7 +501,7 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
     q.asking = asking;
     let slot: SmtpSlot;
     try {
-      slot = await pool.acquire(q.host.exchange, { signal: asking.signal, reuse: true });
+      slot = await pool.acquire(q.host.exchange, { signal: asking.signal, reuse: true, priority: "bulk" });
     } catch {
       return; // every recipient it was for gave up
     } finally {
@@ -477,6 +511,9 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
     let keep = true;
     try {
       for (;;) {
+        // A single call or a signup waits for this host: it gets this slot and its session now (released with keep);
+        // the recipients still waiting get a drainer of their own, which waits behind it.
+        if (slot.interactiveWaiting()) break;
         // Join the session's open transaction while it has room; otherwise a new one.
         // A chunk's recipients are tied to its connection until answered. Without PIPELINING each RCPT TO waits for
         // the previous reply anyway, so such a session (and a connection not yet greeted, whose server may not
@@ -497,7 +534,7 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
         });
         if (asked.length === 0) continue;
         q.asked += asked.length;
-        const next = await transact(q, session, asked).finally(() => {
+        const next = await transact(q, session, asked, slot).finally(() => {
           q.asked -= asked.length;
         });
         session = next;
@@ -517,7 +554,12 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
    * first when a transaction is open), or on a new connection. Settles every recipient it answers, puts back the
    * others; returns the session when it can serve the next chunk, its transaction left open for it.
    */
-  async function transact(q: HostQueue, reused: Session | null, batch: Waiting[]): Promise<Session | null> {
+  async function transact(
+    q: HostQueue,
+    reused: Session | null,
+    batch: Waiting[],
+    slot: SmtpSlot,
+  ): Promise<Session | null> {
     const host = q.host.exchange;
     const stop = new AbortController();
     const transaction: Transaction = { stop, members: batch };
@@ -611,17 +653,51 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
           signal,
         });
       };
-      // Pipelined: every RCPT goes at once, the replies are read in order.
-      const sent = live.pipelining ? lines.map(command) : null;
-      for (const p of sent ?? []) p.catch(() => {}); // read below, or dropped with the connection
+      // Pipelined: the RCPT lines go ahead of their replies, as many as the server answers in about PIPELINE_AHEAD_MS
+      // (pipelineWindow), a recipient's catch-all line with it; the replies are read in order. Lines not sent yet can
+      // go back to the queue: a single call that waits for the host gets this connection once the lines sent are
+      // answered, within about one RCPT exchange however slow the server.
+      const sent: Array<Promise<SmtpReply>> | null = live.pipelining ? [] : null;
+      const sentAt: number[] = [];
+      let lastReplyAt = 0;
+      const sendOne = () => {
+        const reply = command(lines[sent!.length]!);
+        reply.catch(() => {}); // read below, or dropped with the connection
+        sent!.push(reply);
+        sentAt.push(performance.now());
+      };
+      const fill = (read: number) => {
+        if (sent === null) return;
+        const ahead = pipelineWindow(live, q.limit);
+        // While a single call waits for the host, no line goes out beyond the one about to be read.
+        const yielding = slot.interactiveWaiting();
+        while (sent.length < lines.length && sent.length < read + ahead && !(yielding && sent.length > read)) {
+          sendOne();
+          if (sent.length < lines.length && lines[sent.length]!.catchAll) sendOne();
+        }
+      };
+      /**
+       * Learns the server's pace from the reply to line `i`: when the line was out before the previous reply came, the
+       * time between the two replies is the server's own (a line sent later would count our round trip too).
+       */
+      const paced = (i: number) => {
+        const now = performance.now();
+        if (i > 0 && lastReplyAt > 0 && sentAt[i]! <= lastReplyAt) {
+          const gap = now - lastReplyAt;
+          live.replyMs = live.replyMs === undefined ? gap : live.replyMs * 0.7 + gap * 0.3;
+        }
+        lastReplyAt = now;
+      };
       /**
        * Recipients waiting for the host join this transaction while it runs (at most `share` of them, within its room),
        * so that a connection keeps pulling from its host's queue instead of holding a chunk taken up front: the host's
        * connections share the work as it comes and end together. Returns how many joined.
        */
       const join = (share: number): number => {
-        if (tx.full || live.conn.closed || health.failing(host)) return 0;
-        const room = q.limit - tx.lines;
+        // No recipient joins while a single call waits for the host: the connection goes to it once these are answered.
+        if (tx.full || live.conn.closed || health.failing(host) || slot.interactiveWaiting()) return 0;
+        // Lines taken but not sent yet (pipelined, beyond the window) count against the transaction's room too.
+        const room = q.limit - tx.lines - (sent === null ? 0 : lines.length - sent.length);
         const head = q.waiting[0];
         if (room < 1 || head === undefined || (head.utf8 && !(tx.utf8 && live.smtpUtf8))) return 0;
         const more = take(q, room, true, share).filter((w) => {
@@ -638,12 +714,7 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
           lines.push({ w, catchAll: false });
           if (w.catchAllRecipient) lines.push({ w, catchAll: true });
         }
-        // Pipelined: their lines go at once, behind those still unanswered.
-        for (let at = sent?.length ?? lines.length; at < lines.length; at++) {
-          const reply = command(lines[at]!);
-          reply.catch(() => {});
-          sent!.push(reply);
-        }
+        // Pipelined: their lines go out as the window lets them (fill), behind those still unanswered.
         return more.length;
       };
       // Pipelined: once few lines are left unanswered, the connection's share of those waiting joins, so that the
@@ -659,6 +730,14 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
         if (i > 0) topUp(i);
         const line = lines[i]!;
         current = batch.indexOf(line.w);
+        if (sent !== null && i >= sent.length && !line.catchAll && slot.interactiveWaiting()) {
+          // A single call waits for the host: the lines not sent yet go back to the queue, and the connection to it.
+          if (owner !== null) owner.w.settle({ final: true, outcome: owner.outcome, catchAll: null });
+          owner = null;
+          requeue(q, rest());
+          return live;
+        }
+        fill(i);
         if (line.catchAll) {
           const accepted = owner!.outcome.kind === "reply" && owner!.outcome.category === "accepted";
           if (!accepted && sent === null) {
@@ -668,6 +747,7 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
           }
           arm();
           const reply = await (sent?.[i] ?? command(line));
+          if (sent !== null) paced(i);
           answered++;
           if (classifyReply(reply) !== "too_many_recipients") tx.answered++;
           const catchAll: ProbeOutcome = { kind: "reply", category: classifyReply(reply), reply, host };
@@ -679,6 +759,7 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
         owner = null;
         arm();
         const reply = await (sent?.[i] ?? command(line));
+        if (sent !== null) paced(i);
         answered++;
         health.answered(host);
         const category = classifyReply(reply);
