@@ -14,7 +14,7 @@ import type { CheckOutcome, ParsedEmail } from "../types.ts";
 import type { CheckContext } from "./context.ts";
 import { PROVIDER_RULES } from "./provider_rules.ts";
 import { slipDistance } from "./slip_distance.ts";
-import { tldKind } from "./tld_kind.ts";
+import { type TldKind, tldKind } from "./tld_kind.ts";
 
 interface Source {
   url: string;
@@ -54,8 +54,6 @@ const PROTECTED = new Set([
   ...COMMON_MAIL_DOMAINS,
   ...PROVIDER_RULES.keys(),
 ]);
-/** Real domains a slip may be as close to as to a target; then it is left alone. */
-const REAL_DOMAINS: readonly string[] = [...PROTECTED].filter((d) => !TARGETS.has(d));
 
 /** Mistyped TLD that is not a real one → intended TLD (hotmail.fe → .fr). Keys that are real TLDs are dropped. */
 export const TLD_SLIPS: ReadonlyMap<string, string> = new Map(
@@ -88,6 +86,16 @@ const TARGET_ENTRIES: readonly Target[] = TARGET_DOMAINS.map((domain) => ({
 /** The most slips any target tolerates; a slip farther than this from every target is no slip of one. */
 const MAX_SLIPS = 2;
 
+/**
+ * Real domains a slip may be as close to as to a target (then it is left alone): those near enough to a target for a
+ * domain to be within MAX_SLIPS of both, worked out once. The margin is wide (a weighted distance keeps the triangle
+ * inequality only roughly): the few hundred others are never compared on a call.
+ */
+const REAL_NEAR_TARGETS: readonly { domain: string; tld: string }[] = [...PROTECTED]
+  .filter((real) => !TARGETS.has(real))
+  .filter((real) => TARGET_ENTRIES.some((t) => slipDistance(real, t.domain, 3 * MAX_SLIPS) <= 3 * MAX_SLIPS))
+  .map((domain) => ({ domain, tld: lastLabel(domain) }));
+
 function lastLabel(domain: string): string {
   return domain.slice(domain.lastIndexOf(".") + 1);
 }
@@ -111,11 +119,17 @@ function nameIntact(typed: string, target: Target): boolean {
   return head === target.name || typed.replace(/[.,]/g, "") === target.domain.replace(/\./g, "");
 }
 
+/** The same letters with the dot elsewhere (laposten.et): the TLD typed is no other country's, it is a moved dot. */
+function onlyTheDotSlipped(typed: string, target: string): boolean {
+  return typed.length === target.length && typed.replaceAll(".", "") === target.replaceAll(".", "");
+}
+
 /**
  * The one target clearly closest to `typed`, or null. `typed` is a domain in lower case, well-formed or not (gmailcom,
- * gmail,com). `surelySlip`: the domain typed cannot be someone's real domain.
+ * gmail,com). `tld`: how the DNS treats its TLD, null when it is not even well-formed, and so surely a slip.
  */
-function nearestTarget(typed: string, surelySlip: boolean): string | null {
+function nearestTarget(typed: string, tld: TldKind | null): string | null {
+  const surelySlip = tld !== "delegated";
   const typedTld = lastLabel(typed);
   // A TLD that is a known slip (hotmail.fe) says which TLD was meant: only the targets under it are read, one slip
   // spent. Without that, hotmail.fe would be as close to the real hotmail.de as to hotmail.fr.
@@ -124,7 +138,7 @@ function nearestTarget(typed: string, surelySlip: boolean): string | null {
   const spent = meantTld === undefined ? 0 : 1;
   // A TLD in the root zone is changed only when it is a known slip of the target's (gmail.cm): yahoo.gr, sfr.re,
   // orange.be are other countries' real domains.
-  const typedTldReal = meantTld === undefined && typed.includes(".") && tldKind(typedTld) === "delegated";
+  const typedTldReal = meantTld === undefined && tld === "delegated";
   let best: string | null = null;
   let bestSlips = MAX_SLIPS + 1;
   let tied = false;
@@ -140,7 +154,10 @@ function nearestTarget(typed: string, surelySlip: boolean): string | null {
     const allowed =
       slips <= tolerance(target, surelySlip || meantTld !== undefined) &&
       (target.name.length > 2 || nameIntact(typed, target)) &&
-      (!typedTldReal || typedTld === target.tld || DELEGATED_TLD_SLIPS.get(typedTld) === target.tld);
+      (!typedTldReal ||
+        typedTld === target.tld ||
+        DELEGATED_TLD_SLIPS.get(typedTld) === target.tld ||
+        onlyTheDotSlipped(typed, target.domain));
     // A nearer target that may not be corrected to still shadows the farther ones: they are not clearly closest.
     best = allowed ? target.domain : null;
     bestSlips = slips;
@@ -148,10 +165,10 @@ function nearestTarget(typed: string, surelySlip: boolean): string | null {
   }
   if (best === null || tied) return null;
   // As close to a real domain (gmx.ay: gmx.at as near as gmx.de) is no clear slip of the target.
-  for (const real of REAL_DOMAINS) {
-    if (meantTld !== undefined && lastLabel(real) !== meantTld) continue;
-    if (Math.abs(real.length - compared.length) > bestSlips) continue;
-    if (slipDistance(compared, real, bestSlips - spent) + spent <= bestSlips) return null;
+  for (const real of REAL_NEAR_TARGETS) {
+    if (meantTld !== undefined && real.tld !== meantTld) continue;
+    if (Math.abs(real.domain.length - compared.length) > bestSlips) continue;
+    if (slipDistance(compared, real.domain, bestSlips - spent) + spent <= bestSlips) return null;
   }
   return best;
 }
@@ -197,7 +214,7 @@ export function suggestDomain(domain: string): string | null {
     parts.subdomain === "" && parts.domainWithoutSuffix ? SINGLE_DOMAIN.get(parts.domainWithoutSuffix) : undefined;
   if (single !== undefined) return single;
 
-  const target = nearestTarget(domain, kind === "undelegated");
+  const target = nearestTarget(domain, kind);
   if (target !== null) return target;
 
   // Any other domain with a TLD slip (example.con, acme.ifno): the TLD repaired, but only when the name is not itself
@@ -222,7 +239,7 @@ export function suggestBrokenDomain(typed: string): string | null {
     if (separated === lower) return null;
     return suggestDomain(separated) ?? separated;
   }
-  return nearestTarget(lower, true);
+  return nearestTarget(lower, null);
 }
 
 /** Suggested full address for a parsed email, or null. */
