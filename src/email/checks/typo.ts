@@ -131,11 +131,11 @@ function onlyTheDotSlipped(typed: string, target: string): boolean {
 function nearestTarget(typed: string, tld: TldKind | null): string | null {
   const surelySlip = tld !== "delegated";
   const typedTld = lastLabel(typed);
-  // A TLD that is a known slip (hotmail.fe) says which TLD was meant: only the targets under it are read, one slip
-  // spent. Without that, hotmail.fe would be as close to the real hotmail.de as to hotmail.fr.
+  // A TLD that is a known slip (hotmail.fe) says which TLD was meant: the targets under it are read with that TLD,
+  // one slip spent, and the real domains under other TLDs are no rivals. Without that, hotmail.fe would be as close to
+  // the real hotmail.de as to hotmail.fr. Targets under other TLDs still are (gmx.fe: gmx.de as near as gmx.fr).
   const meantTld = TLD_SLIPS.get(typedTld);
-  const compared = meantTld === undefined ? typed : `${typed.slice(0, typed.length - typedTld.length)}${meantTld}`;
-  const spent = meantTld === undefined ? 0 : 1;
+  const repaired = meantTld === undefined ? typed : `${typed.slice(0, typed.length - typedTld.length)}${meantTld}`;
   // A TLD in the root zone is changed only when it is a known slip of the target's (gmail.cm): yahoo.gr, sfr.re,
   // orange.be are other countries' real domains.
   const typedTldReal = meantTld === undefined && tld === "delegated";
@@ -143,9 +143,9 @@ function nearestTarget(typed: string, tld: TldKind | null): string | null {
   let bestSlips = MAX_SLIPS + 1;
   let tied = false;
   for (const target of TARGET_ENTRIES) {
-    if (meantTld !== undefined && target.tld !== meantTld) continue;
-    if (Math.abs(target.domain.length - compared.length) > MAX_SLIPS) continue;
-    const slips = slipDistance(compared, target.domain, MAX_SLIPS - spent) + spent;
+    if (Math.abs(target.domain.length - typed.length) > MAX_SLIPS + 1) continue;
+    let slips = slipDistance(typed, target.domain, MAX_SLIPS);
+    if (target.tld === meantTld) slips = Math.min(slips, slipDistance(repaired, target.domain, MAX_SLIPS - 1) + 1);
     if (slips > MAX_SLIPS || slips > bestSlips) continue;
     if (slips === bestSlips) {
       tied = true;
@@ -166,9 +166,9 @@ function nearestTarget(typed: string, tld: TldKind | null): string | null {
   if (best === null || tied) return null;
   // As close to a real domain (gmx.ay: gmx.at as near as gmx.de) is no clear slip of the target.
   for (const real of REAL_NEAR_TARGETS) {
-    if (meantTld !== undefined && real.tld !== meantTld) continue;
-    if (Math.abs(real.domain.length - compared.length) > bestSlips) continue;
-    if (slipDistance(compared, real.domain, bestSlips - spent) + spent <= bestSlips) return null;
+    if (meantTld !== undefined) {
+      if (real.tld === meantTld && slipDistance(repaired, real.domain, bestSlips - 1) + 1 <= bestSlips) return null;
+    } else if (slipDistance(typed, real.domain, bestSlips) <= bestSlips) return null;
   }
   return best;
 }
@@ -177,6 +177,15 @@ function nearestTarget(typed: string, tld: TldKind | null): string | null {
 function nearestCommonTld(tld: string): string | null {
   const near = COMMON_TLDS.filter((t) => editDistance(tld, t, { cap: 1 }) <= 1);
   return near.length === 1 ? near[0]! : null;
+}
+
+/** True when some target is within two slips of the domain. */
+function nearTarget(domain: string): boolean {
+  for (const target of TARGET_ENTRIES) {
+    if (Math.abs(target.domain.length - domain.length) > MAX_SLIPS) continue;
+    if (slipDistance(domain, target.domain, MAX_SLIPS) <= MAX_SLIPS) return true;
+  }
+  return false;
 }
 
 /** True when a target of another name is within two slips of the domain: its name looks misspelt too (sdr.fr). */
@@ -221,6 +230,8 @@ export function suggestDomain(domain: string): string | null {
   // a slip of a target (sdr.fd is no sdr.fr: a half fix would invent a domain nobody meant).
   const tldFix = TLD_SLIPS.get(tld) ?? (kind === "undelegated" ? nearestCommonTld(tld) : null);
   if (tldFix == null) return null;
+  // A slip of a target that could not be settled (gmx.fe: gmx.de, or gmx.fr?) is left alone, not repaired into one.
+  if (nearTarget(domain)) return null;
   const fixed = `${head}.${tldFix}`;
   if (PROTECTED.has(fixed)) return fixed;
   return nameLooksMisspelt(fixed) ? null : fixed;
