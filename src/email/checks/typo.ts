@@ -46,7 +46,8 @@ export const REAL_NEIGHBOUR_DOMAINS: readonly string[] = file.real_neighbours.ma
 export const COMMON_MAIL_DOMAINS: readonly string[] = require("email-providers/common.json") as string[];
 
 const TARGETS = new Set(TARGET_DOMAINS);
-/** Domains never corrected: the targets, the real domains beside them, and every provider with local-part rules. */
+/** Domains never corrected: the targets, the real domains beside them, email-providers' ranked list, and every provider
+ *  with local-part rules. */
 const PROTECTED = new Set([
   ...TARGET_DOMAINS,
   ...SIBLING_DOMAINS,
@@ -71,6 +72,8 @@ const COMMON_TLDS: readonly string[] = file.common_tlds.map((t) => t.tld);
 
 interface Target {
   domain: string;
+  /** Which letters and digits it holds (letterMask). */
+  mask: number;
   /** The provider's name: the label before the public suffix (yahoo of yahoo.co.uk). */
   name: string;
   /** The last label (uk of yahoo.co.uk). */
@@ -79,6 +82,7 @@ interface Target {
 
 const TARGET_ENTRIES: readonly Target[] = TARGET_DOMAINS.map((domain) => ({
   domain,
+  mask: letterMask(domain),
   name: parseDomain(domain, { allowPrivateDomains: false }).domainWithoutSuffix!,
   tld: lastLabel(domain),
 }));
@@ -87,14 +91,42 @@ const TARGET_ENTRIES: readonly Target[] = TARGET_DOMAINS.map((domain) => ({
 const MAX_SLIPS = 2;
 
 /**
- * Real domains a slip may be as close to as to a target (then it is left alone): those near enough to a target for a
- * domain to be within MAX_SLIPS of both, worked out once. The margin is wide (a weighted distance keeps the triangle
- * inequality only roughly): the few hundred others are never compared on a call.
+ * For each target, the real domains a slip of it may be as close to (then it is left alone): those near enough to the
+ * target for a domain to be within MAX_SLIPS of both, worked out once. The margin is wide (a weighted distance keeps
+ * the triangle inequality only roughly); the few hundred others are never compared on a call.
  */
-const REAL_NEAR_TARGETS: readonly { domain: string; tld: string }[] = [...PROTECTED]
-  .filter((real) => !TARGETS.has(real))
-  .filter((real) => TARGET_ENTRIES.some((t) => slipDistance(real, t.domain, 3 * MAX_SLIPS) <= 3 * MAX_SLIPS))
-  .map((domain) => ({ domain, tld: lastLabel(domain) }));
+const REAL_RIVALS: ReadonlyMap<string, readonly { domain: string; tld: string }[]> = new Map(
+  TARGET_ENTRIES.map((target) => [
+    target.domain,
+    [...PROTECTED]
+      .filter((real) => !TARGETS.has(real) && slipDistance(real, target.domain, 3 * MAX_SLIPS) <= 3 * MAX_SLIPS)
+      .map((domain) => ({ domain, tld: lastLabel(domain) })),
+  ]),
+);
+
+/** One bit per letter a domain holds, one for any digit, one for '-'. Each letter that one of two domains holds and
+ *  the other lacks costs at least one slip: a bound worked out without the table, which most targets fail. */
+function letterMask(domain: string): number {
+  let mask = 0;
+  for (let i = 0; i < domain.length; i++) {
+    const c = domain.charCodeAt(i);
+    if (c >= 97 && c <= 122) mask |= 1 << (c - 97);
+    else if (c >= 48 && c <= 57) mask |= 1 << 26;
+    else if (c === 45) mask |= 1 << 27;
+  }
+  return mask;
+}
+
+function bitCount(n: number): number {
+  let count = 0;
+  for (let m = n; m !== 0; m &= m - 1) count++;
+  return count;
+}
+
+/** At least this many slips between two domains of these letter masks. */
+function slipsAtLeast(a: number, b: number): number {
+  return Math.max(bitCount(a & ~b), bitCount(b & ~a));
+}
 
 function lastLabel(domain: string): string {
   return domain.slice(domain.lastIndexOf(".") + 1);
@@ -142,10 +174,14 @@ function nearestTarget(typed: string, tld: TldKind | null): string | null {
   let best: string | null = null;
   let bestSlips = MAX_SLIPS + 1;
   let tied = false;
+  const typedMask = letterMask(typed);
+  const repairedMask = meantTld === undefined ? typedMask : letterMask(repaired);
   for (const target of TARGET_ENTRIES) {
     if (Math.abs(target.domain.length - typed.length) > MAX_SLIPS + 1) continue;
+    const viaTld = target.tld === meantTld && slipsAtLeast(repairedMask, target.mask) + 1 <= MAX_SLIPS;
+    if (slipsAtLeast(typedMask, target.mask) > MAX_SLIPS && !viaTld) continue;
     let slips = slipDistance(typed, target.domain, MAX_SLIPS);
-    if (target.tld === meantTld) slips = Math.min(slips, slipDistance(repaired, target.domain, MAX_SLIPS - 1) + 1);
+    if (viaTld) slips = Math.min(slips, slipDistance(repaired, target.domain, MAX_SLIPS - 1) + 1);
     if (slips > MAX_SLIPS || slips > bestSlips) continue;
     if (slips === bestSlips) {
       tied = true;
@@ -165,7 +201,7 @@ function nearestTarget(typed: string, tld: TldKind | null): string | null {
   }
   if (best === null || tied) return null;
   // As close to a real domain (gmx.ay: gmx.at as near as gmx.de) is no clear slip of the target.
-  for (const real of REAL_NEAR_TARGETS) {
+  for (const real of REAL_RIVALS.get(best)!) {
     if (meantTld !== undefined) {
       if (real.tld === meantTld && slipDistance(repaired, real.domain, bestSlips - 1) + 1 <= bestSlips) return null;
     } else if (slipDistance(typed, real.domain, bestSlips) <= bestSlips) return null;
