@@ -284,7 +284,8 @@ export function suggestBrokenDomain(typed: string): string | null {
   const separated = lower.replace(/[.,]+/g, ".").replace(/^\.|\.$/g, "");
   if (separated.includes(".")) {
     if (separated === lower) return null;
-    return suggestDomain(separated) ?? separated;
+    // The dots put back, corrected further if need be; never a domain that cannot exist (acme,zz is no acme.zz).
+    return suggestDomain(separated) ?? (tldKind(lastLabel(separated)) === "delegated" ? separated : null);
   }
   return nearestTarget(lower, null);
 }

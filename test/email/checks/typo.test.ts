@@ -330,6 +330,7 @@ const broken: Broken[] = [
   ["ja ne@gmail,com", null, "the local part is broken too"],
   ["jane@gmail com", null, "a space is no slip of a dot"],
   ["jane@acmefr", null, "no dot and no target: nothing to say what was meant"],
+  ["jane@acme,zz", null, "the dot put back would give a TLD that does not exist"],
   ["jane@", null, "no domain"],
 ];
 for (const [input, meant, why] of broken) {
