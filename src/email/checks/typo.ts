@@ -91,18 +91,24 @@ const TARGET_ENTRIES: readonly Target[] = TARGET_DOMAINS.map((domain) => ({
 const MAX_SLIPS = 2;
 
 /**
- * For each target, the real domains a slip of it may be as close to (then it is left alone): those near enough to the
- * target for a domain to be within MAX_SLIPS of both, worked out once. The margin is wide (a weighted distance keeps
- * the triangle inequality only roughly); the few hundred others are never compared on a call.
+ * The real domains a slip of `target` may be as close to (then it is left alone): those near enough to the target for
+ * a domain to be within MAX_SLIPS of both. The margin is wide (a weighted distance keeps the triangle inequality only
+ * roughly); the few hundred others are never compared on a call. Worked out the first time a slip of that target is
+ * seen, not at start: a few milliseconds per target.
  */
-const REAL_RIVALS: ReadonlyMap<string, readonly { domain: string; tld: string }[]> = new Map(
-  TARGET_ENTRIES.map((target) => [
-    target.domain,
-    [...PROTECTED]
-      .filter((real) => !TARGETS.has(real) && slipDistance(real, target.domain, 3 * MAX_SLIPS) <= 3 * MAX_SLIPS)
-      .map((domain) => ({ domain, tld: lastLabel(domain) })),
-  ]),
-);
+function realRivals(target: Target): readonly { domain: string; tld: string }[] {
+  let rivals = REAL_RIVALS.get(target.domain);
+  if (rivals === undefined) {
+    const reach = 3 * MAX_SLIPS;
+    rivals = [...PROTECTED]
+      .filter((real) => !TARGETS.has(real) && slipsAtLeast(letterMask(real), target.mask) <= reach)
+      .filter((real) => slipDistance(real, target.domain, reach) <= reach)
+      .map((domain) => ({ domain, tld: lastLabel(domain) }));
+    REAL_RIVALS.set(target.domain, rivals);
+  }
+  return rivals;
+}
+const REAL_RIVALS = new Map<string, readonly { domain: string; tld: string }[]>();
 
 /** One bit per letter a domain holds, one for any digit, one for '-'. Each letter that one of two domains holds and
  *  the other lacks costs at least one slip: a bound worked out without the table, which most targets fail. */
@@ -171,7 +177,7 @@ function nearestTarget(typed: string, tld: TldKind | null): string | null {
   // A TLD in the root zone is changed only when it is a known slip of the target's (gmail.cm): yahoo.gr, sfr.re,
   // orange.be are other countries' real domains.
   const typedTldReal = meantTld === undefined && tld === "delegated";
-  let best: string | null = null;
+  let best: Target | null = null;
   let bestSlips = MAX_SLIPS + 1;
   let tied = false;
   const typedMask = letterMask(typed);
@@ -195,18 +201,18 @@ function nearestTarget(typed: string, tld: TldKind | null): string | null {
         DELEGATED_TLD_SLIPS.get(typedTld) === target.tld ||
         onlyTheDotSlipped(typed, target.domain));
     // A nearer target that may not be corrected to still shadows the farther ones: they are not clearly closest.
-    best = allowed ? target.domain : null;
+    best = allowed ? target : null;
     bestSlips = slips;
     tied = false;
   }
   if (best === null || tied) return null;
   // As close to a real domain (gmx.ay: gmx.at as near as gmx.de) is no clear slip of the target.
-  for (const real of REAL_RIVALS.get(best)!) {
+  for (const real of realRivals(best)) {
     if (meantTld !== undefined) {
       if (real.tld === meantTld && slipDistance(repaired, real.domain, bestSlips - 1) + 1 <= bestSlips) return null;
     } else if (slipDistance(typed, real.domain, bestSlips) <= bestSlips) return null;
   }
-  return best;
+  return best.domain;
 }
 
 /** The one common TLD a single edit away from an undelegated TLD (ifno → info), or null when none or several are. */
