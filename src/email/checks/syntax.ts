@@ -4,11 +4,12 @@
 // Top-level domains (issue 8, item 4). A TLD that is not in the root zone is not a syntax error: the address is
 // well-formed, its domain simply cannot resolve. It passes here with `unresolvable` set, so that the typo check can
 // still suggest what was meant (wanadoo.ff → wanadoo.fr) and the mx check answers domain_does_not_resolve without a
-// DNS query. Special-use names (RFC 6761 §6, RFC 6762, RFC 7686, RFC 9476) are sorted in tldKind() below.
+// DNS query. Special-use names (RFC 6761 §6, RFC 6762, RFC 7686, RFC 9476) are sorted by tldKind() (tld_kind.ts).
 import { domainToASCII } from "node:url";
-import { parse as parseDomain } from "tldts";
 import type { CheckOutcome, ParsedEmail } from "../types.ts";
 import type { CheckContext } from "./context.ts";
+import { tldKind } from "./tld_kind.ts";
+import { suggestBrokenDomain } from "./typo.ts";
 
 // atext of RFC 5322 plus any non-ASCII character (RFC 6531 UTF8-non-ascii).
 const ATOM = /^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~\u0080-\u{10FFFF}]+$/u;
@@ -29,28 +30,7 @@ export const MAX_LOCAL_OCTETS = 64;
 /** RFC 1035 §2.3.4 (255 octets on the wire) as text without the trailing dot: RFC 5321 §4.5.3.1.2. */
 export const MAX_DOMAIN_OCTETS = 253;
 
-export type TldKind = "delegated" | "special_resolved" | "never_resolves" | "undelegated";
-
-// RFC 6761 §6.2 (.test) and §6.5 (.example): "Application software SHOULD NOT recognize" these names as special and
-// resolvers send their queries to the configured DNS servers like any other. Staging environments and test peers
-// use them (docs/contract.md §1 names vrai.test), so they go to DNS_SERVERS: a live key gets whatever DNS says.
-const SPECIAL_RESOLVED: ReadonlySet<string> = new Set(["test", "example"]);
-// Names that no DNS query may answer, so none is sent and the answer is domain_does_not_resolve:
-// - localhost, RFC 6761 §6.3: resolvers SHOULD answer loopback for addresses and "negative responses for all other
-//   query types" (so: no MX), and SHOULD NOT send the query to DNS. Loopback is no one's mailbox anyway.
-// - invalid, RFC 6761 §6.4: resolvers "SHOULD always return immediately with a negative response".
-// - onion, RFC 7686 §2: applications that do not speak Tor "SHOULD NOT perform a DNS lookup".
-// - local, RFC 6762 §3: multicast DNS on the local link only, never unicast DNS.
-// - alt, RFC 9476 §2: reserved for non-DNS resolution systems, never delegated in the DNS root.
-// tldts lists onion as an ICANN suffix, hence the explicit check before asking it.
-const NEVER_RESOLVES: ReadonlySet<string> = new Set(["localhost", "invalid", "onion", "local", "alt"]);
-
-/** How the DNS treats a top-level domain (lower-case ASCII, A-label for IDN TLDs). Pure. */
-export function tldKind(tld: string): TldKind {
-  if (SPECIAL_RESOLVED.has(tld)) return "special_resolved";
-  if (NEVER_RESOLVES.has(tld)) return "never_resolves";
-  return parseDomain(`x.${tld}`, { allowPrivateDomains: false }).isIcann === true ? "delegated" : "undelegated";
-}
+export { tldKind, type TldKind } from "./tld_kind.ts";
 
 type SyntaxReason = "invalid_syntax" | "local_part_too_long" | "domain_too_long";
 
@@ -116,9 +96,28 @@ export function parseEmail(input: string): SyntaxResult {
   return { ok: true, email };
 }
 
+/**
+ * The address meant when the input fails syntax only because of a slip in its domain (jane@gmailcom,
+ * jane@gmail,com): the same local part at the corrected domain, itself well-formed. Null otherwise. Pure.
+ */
+export function suggestForMalformed(input: string): string | null {
+  const at = input.lastIndexOf("@");
+  if (at <= 0) return null;
+  const domain = suggestBrokenDomain(input.slice(at + 1));
+  if (domain === null) return null;
+  const meant = parseEmail(`${input.slice(0, at)}@${domain}`);
+  return meant.ok ? `${meant.email.local}@${meant.email.domain}` : null;
+}
+
 export async function syntax(ctx: CheckContext): Promise<CheckOutcome> {
   const result = parseEmail(ctx.input);
-  if (!result.ok) return { status: "fail", reasons: result.reasons, settles: true };
+  if (!result.ok) {
+    // Still invalid_syntax (the spec's word for what was typed), with the address meant when only a slip broke it.
+    const suggestion = result.reasons.includes("invalid_syntax") ? suggestForMalformed(ctx.input) : null;
+    return suggestion === null
+      ? { status: "fail", reasons: result.reasons, settles: true }
+      : { status: "fail", reasons: result.reasons, settles: true, suggestion };
+  }
   ctx.state.parsed = result.email;
   return { status: "pass" };
 }

@@ -81,6 +81,35 @@ test("verify() answers a typo with a suggestion and skips every later check", as
   assert.equal(dialer.connections.length, 0);
 });
 
+test("verify() answers an address broken only by a slip of its domain invalid_syntax, with the address meant", async () => {
+  const { engine, dialer } = setup();
+  for (const [typed, meant] of [
+    ["jane@gmailcom", "jane@gmail.com"],
+    ["jane@gmail,com", "jane@gmail.com"],
+    ["jane@orange,fr", "jane@orange.fr"],
+  ]) {
+    const r = await engine.verify(typed!);
+    assert.equal(r.verdict, "undeliverable", typed);
+    assert.deepEqual(r.reasons, ["invalid_syntax"], typed);
+    assert.equal(r.suggestion, meant, typed);
+    // The trace of any syntax error: syntax fails and settles, nothing after it runs.
+    assert.equal(r.checks.syntax, "fail");
+    for (const name of ["provider_rules", "typo", "disposable", "role", "mx", "smtp", "catch_all"] as const)
+      assert.equal(r.checks[name], "skipped", `${typed} ${name}`);
+    assert.deepEqual(r.flags, { disposable: null, role: null, catch_all: null });
+  }
+  assert.equal(dialer.connections.length, 0);
+});
+
+test("verify() suggests nothing for an address malformed beyond a slip of its domain", async () => {
+  const { engine } = setup();
+  for (const typed of ["ja ne@gmail,com", "jane@@gmailcom", "jane@gmail com", "jane@"]) {
+    const r = await engine.verify(typed);
+    assert.deepEqual(r.reasons, ["invalid_syntax"], typed);
+    assert.equal(r.suggestion, null, typed);
+  }
+});
+
 test("verify() settles a disposable domain as risky with no network", async () => {
   const { engine, dialer } = setup();
   const r = await engine.verify("jane@yopmail.com");
