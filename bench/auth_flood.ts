@@ -98,7 +98,8 @@ async function serverWith(
     BAN_SOURCE: state.path,
     ...extra,
   };
-  const api = await startChildServer("src/main.ts", { env, keepOutput: false });
+  // A new embedded database takes its initdb first: slow on a loaded machine.
+  const api = await startChildServer("src/main.ts", { env, keepOutput: false, timeoutMs: 240_000 });
   const key = await createKeyWithCli(env, ["--account", "bench", "--mode", "test", "--plan", "bench"]);
   // Another account's key, first used from behind the flood's address.
   const natKey = await createKeyWithCli(env, ["--account", "nat", "--mode", "test", "--plan", "bench"]);

@@ -351,9 +351,10 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
         }
         const { final, outcome } = await transaction(session, recipient, { utf8: options.utf8, signal });
         health.answered(host.exchange);
-        // A server that refuses one more recipient on a reused connection gets a fresh one.
+        // A server that refuses one more recipient on a reused connection gets a fresh one, dialled once the old one is
+        // gone (a single call may hold a session bulk work handed over): never one connection over the per-host limit.
         if (reused && outcome.kind === "reply" && outcome.category === "too_many_recipients") {
-          void quit(session);
+          await quit(session);
           session = null;
           continue;
         }
