@@ -4,8 +4,9 @@
 // 30 s that no schedule can beat, printed as the peer of the measured wall time. Each item's budget must cover its own
 // dialogue only, never its wait in that queue: the count of probe_timeout answers must be 0 (the script exits 1
 // otherwise). Prints one line.
-// The budgets are those of the run that found the fault (issue 8): PROBE_TIMEOUT_MS=3000, EMAIL_DEADLINE_MS=6000. With
-// the defaults (10 s, 15 s) a queue of 300 at 10 addresses a second hid it.
+// The budgets are those of the run that found the fault (a bulk job's items timed out waiting for a slow MX):
+// PROBE_TIMEOUT_MS=3000, EMAIL_DEADLINE_MS=6000. With the defaults (10 s, 15 s) a queue of 300 at 10 addresses a second
+// hid it.
 //   npx tsx bench/bulk_slow_mx.ts     (BENCH_N, BENCH_RCPT_DELAY_MS, BENCH_PROBE_TIMEOUT_MS, BENCH_DEADLINE_MS to change the
 //                                      bounds; DATABASE_URL to use a PostgreSQL instead of an embedded database)
 import { createEmailEngine } from "../src/email/engine.ts";

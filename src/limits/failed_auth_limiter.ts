@@ -1,8 +1,8 @@
-// Failed authentications per client address (issue 15 item 7): a token bucket per address of AUTH_FAILURES_PER_MINUTE
-// tokens, refilled over a minute, one token per 401. An address whose bucket is empty is refused 429 before any key
-// lookup (http/guard.ts), so a flood of guessed keys costs a map lookup each, no hash and no query. IPv6 clients are
-// counted per /64, the block one host is usually given. Memory is bounded: the least recently seen addresses are
-// forgotten first (a forgotten address starts again with a full bucket).
+// Failed authentications per client address, so that guessing keys is slow and cheap to refuse: a token bucket per
+// address of AUTH_FAILURES_PER_MINUTE tokens, refilled over a minute, one token per 401. An address whose bucket is
+// empty is refused 429 before any key lookup (http/guard.ts), so a flood of guessed keys costs a map lookup each, no
+// hash and no query. IPv6 clients are counted per /64, the block one host is usually given. Memory is bounded: the
+// least recently seen addresses are forgotten first (a forgotten address starts again with a full bucket).
 import ipaddr from "ipaddr.js";
 import { LRUCache } from "lru-cache";
 import { refill, type BucketSpec } from "./rate_limiter.ts";

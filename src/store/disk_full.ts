@@ -1,8 +1,8 @@
-// A full disk under the database, as the service sees it (issue 15 item 1). An episode begins with the first write
-// refused for lack of space (SQLSTATE 53100 disk_full: PostgreSQL's "could not extend file", PGlite's "could not
-// write to file … No space left on device") and ends when a probe finds room again: one warning when it begins, one
-// info line when it ends, never one per call. Meanwhile calls that write answer 503 service-unavailable with
-// Retry-After (http/app.ts) and /readyz shows `reason` as `checks.database`.
+// A full disk under the database, as the service sees it (docs/decisions.md "Storage", a full disk). An episode begins
+// with the first write refused for lack of space (SQLSTATE 53100 disk_full: PostgreSQL's "could not extend file",
+// PGlite's "could not write to file … No space left on device") and ends when a probe finds room again: one warning
+// when it begins, one info line when it ends, never one per call. Meanwhile calls that write answer 503
+// service-unavailable with Retry-After (http/app.ts) and /readyz shows `reason` as `checks.database`.
 import type postgres from "postgres";
 import type { Logger } from "../log.ts";
 import { deadline, untilAborted } from "../async/deadline.ts";

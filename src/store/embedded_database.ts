@@ -1,5 +1,5 @@
 // The embedded database: PGlite in a worker thread (pglite_worker.ts), owned by this process for as long as it runs,
-// and opened again in a new worker when the old one can no longer serve (issue 15, a full disk).
+// and opened again in a new worker when the old one can no longer serve (a full disk: docs/decisions.md "Storage").
 //
 // PGlite 0.5 on a full disk: a relation that cannot grow answers ERROR 53100 ("could not extend file") and the
 // instance goes on; a WAL segment that cannot be created answers PANIC 53100 ("could not write to file

@@ -1,7 +1,7 @@
-// Everything under STATE_DIR belongs to its owner alone (issue 15 item 5): the embedded database's files, its WAL
-// among them, hold every submitted email address. PGlite writes the files of a new database 0666 whatever the umask,
-// so the umask alone is not enough: the process narrows its umask (whatever it creates later is owner-only), and the
-// tree is made owner-only at start, once before the database opens (what was there already is named in a warning)
+// Everything under STATE_DIR belongs to its owner alone (docs/decisions.md "Storage"): the embedded database's files,
+// its WAL among them, hold every submitted email address. PGlite writes the files of a new database 0666 whatever the
+// umask, so the umask alone is not enough: the process narrows its umask (whatever it creates later is owner-only), and
+// the tree is made owner-only at start, once before the database opens (what was there already is named in a warning)
 // and once after (the database's own files, silently).
 import { chmodSync, lstatSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";

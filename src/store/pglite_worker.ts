@@ -4,14 +4,14 @@
 //
 // PGlite has one session, which every connection shares. @electric-sql/pglite-socket hands it over message by
 // message, so two connections' extended-protocol exchanges (Parse, Bind, Execute, Sync) interleaved: the keys CLI
-// beside a loaded server got "bind message supplies N parameters" and the server 500s (issue 10). Here a connection
+// beside a loaded server got "bind message supplies N parameters" and the server 500s. Here a connection
 // holds the session from its first message until PGlite answers ReadyForQuery outside a transaction: a whole
 // exchange, or a whole transaction, runs before another connection's next message (docs/decisions.md "Storage").
 //
-// A full disk (issue 15): an ERROR with SQLSTATE 53100 leaves PGlite usable and is only reported to the main thread
-// ("disk-full"). A PANIC (a new WAL segment that cannot be written) leaves it unusable: the next statement spins the
-// thread for ever. So after a PANIC nothing more is sent to this instance: its files are closed, every
-// connection is answered then dropped, and the main thread is told ("failed"); it ends this thread and opens the
+// A full disk (docs/decisions.md "Storage"): an ERROR with SQLSTATE 53100 leaves PGlite usable and is only reported to
+// the main thread ("disk-full"). A PANIC (a new WAL segment that cannot be written) leaves it unusable: the next
+// statement spins the thread for ever. So after a PANIC nothing more is sent to this instance: its files are closed,
+// every connection is answered then dropped, and the main thread is told ("failed"); it ends this thread and opens the
 // database again in a new one (embedded_database.ts).
 import { PGlite } from "@electric-sql/pglite";
 import { chmodSync } from "node:fs";

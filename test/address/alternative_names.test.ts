@@ -1,4 +1,4 @@
-// Issue 14 item 7: BAN's `alias` column and the lieu-dit of an address (`nom_ld` in the address export,
+// Rural data: BAN's `alias` column and the lieu-dit of an address (`nom_ld` in the address export,
 // `lieudit_complement_nom` in BAL files) are indexed as other names of the street: "1 Rue de la Station" finds BAN's
 // "Rue de la Gare" when the file says so, and prints BAN's name. The files are written here, in a real commune
 // (Vézelois, 90400); nothing comes from a real BAN file.
@@ -39,42 +39,42 @@ interface Row {
 
 const ROWS: Row[] = [
   {
-    source: "item 7: the alias names the street",
+    source: "the alias names the street",
     line: "1 Rue de la Station, 90400 Vézelois",
     verdict: "deliverable",
     reasons: [],
     street: "Rue de la Gare",
   },
   {
-    source: "item 7: the own name still wins",
+    source: "the own name still wins",
     line: "1 Rue de la Gare, 90400 Vézelois",
     verdict: "deliverable",
     reasons: [],
     street: "Rue de la Gare",
   },
   {
-    source: "item 7: the lieu-dit of the addresses (nom_ld)",
+    source: "the lieu-dit of the addresses (nom_ld)",
     line: "3 Les Prés Hauts, 90400 Vézelois",
     verdict: "deliverable",
     reasons: [],
     street: "Rue de la Gare",
   },
   {
-    source: "item 7: the lieu-dit written with its word",
+    source: "the lieu-dit written with its word",
     line: "3 lieu-dit Les Prés Hauts, 90400 Vézelois",
     verdict: "deliverable",
     reasons: [],
     street: "Rue de la Gare",
   },
   {
-    source: "item 7: several aliases in one field",
+    source: "several aliases in one field",
     line: "2 Chemin de Meroux, 90400 Vézelois",
     verdict: "deliverable",
     reasons: [],
     street: "Route de Meroux",
   },
   {
-    source: "item 7: lieudit_complement_nom of a BAL file",
+    source: "lieudit_complement_nom of a BAL file",
     line: "5 Le Champ du Moulin, 90400 Vézelois",
     verdict: "deliverable",
     reasons: [],
@@ -82,14 +82,14 @@ const ROWS: Row[] = [
     bal: true,
   },
   {
-    source: "item 7: a name nobody gave is still not found",
+    source: "a name nobody gave is still not found",
     line: "1 Rue de la Poste, 90400 Vézelois",
     verdict: "nonexistent",
     reasons: ["street_not_found"],
   },
 ];
 
-describe("alternative names: alias and lieu-dit columns (issue 14 item 7)", () => {
+describe("alternative names: alias and lieu-dit columns", () => {
   const tables = compileReference();
   let dir: string;
   let matcher: AddressMatcher;

@@ -1,4 +1,4 @@
-// Issue 14 §importer: a BAN row that carries a former commune's INSEE code (Béon, 01039, a commune déléguée of
+// Former communes in BAN: a BAN row that carries a former commune's INSEE code (Béon, 01039, a commune déléguée of
 // Culoz-Béon, 01138, since 2017) is indexed under its current commune; a code of no commune at all is kept as written
 // and the import warns with the count of rows. The file is written here; nothing comes from a real BAN file.
 import assert from "node:assert/strict";

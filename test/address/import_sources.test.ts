@@ -1,4 +1,4 @@
-// BAN sources as the importer meets them (issue 12, item 3): gzipped or plain CSV, told by the first bytes and not by
+// BAN sources as the importer meets them: gzipped or plain CSV, told by the first bytes and not by
 // the name, from a path, a BAN_SOURCE directory or a URL; downloads through HTTP_PROXY (or http_proxy) unless
 // NO_PROXY names the host, shown with a loopback proxy that records the absolute-URI requests it forwards.
 import assert from "node:assert/strict";

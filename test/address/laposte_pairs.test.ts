@@ -2,7 +2,7 @@
 // (Logic and data that no runtime changes: CI runs this file on its recommended runtime only; test/runner/run.ts.)
 // Every (commune, postcode) pair of La Poste's own base (../shared/data/laposte, June 2025; skipped when absent) is a
 // consistent pair, with the commune's name or La Poste's delivery name: "1 Rue de la Gare, <postcode> <name>" must not
-// answer `nonexistent` (issue 14, item 5: the whole country's postcodes and communes ship with the service). No street
+// answer `nonexistent` (the whole country's postcodes and communes ship with the service). No street
 // index here, so a pair is `unknown` (postcode_not_covered), corrected when the base writes an older name, or Monaco's
 // country_not_covered.
 import assert from "node:assert/strict";

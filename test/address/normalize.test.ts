@@ -30,7 +30,7 @@ const STREETS: Array<[string, string, string | null]> = [
   ["Boulevard Saint-Germain", "boulevard saint germain", "boulevard"],
   ["Rue du Faubourg Saint-Honoré", "rue faubourg saint honore", "rue"],
   ["Fbg St Honoré", "faubourg saint honore", "faubourg"],
-  // Numbers inside names are spelled out, years stay digits (issue 14 §numbers in names, normalize/number_words.ts).
+  // Numbers inside names are spelled out, years stay digits (normalize/number_words.ts).
   ["Place du 18 Juin 1940", "place dix huit juin 1940", "place"],
   ["Rue du Premier Mai", "rue 1e mai", "rue"],
   ["Rue du 1er Mai", "rue 1e mai", "rue"],

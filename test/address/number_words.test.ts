@@ -1,4 +1,4 @@
-// Numbers inside street names, spelled out in the match keys (issue 14 §numbers in names): digits, words and roman
+// Numbers inside street names, spelled out in the match keys: digits, words and roman
 // numerals meet in one form; years and single letters stay as they are.
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -50,7 +50,7 @@ test("numberWords() leaves years, ordinals and plain words alone", () => {
   assert.deepEqual(numberWords(["allee", "x", "1"]), ["allee", "x", "1"]);
 });
 
-test("streetKey() gives one key to digits, words and roman numerals (issue 14 §numbers in names)", () => {
+test("streetKey() gives one key to digits, words and roman numerals, as BAN and people write numbers inside names", () => {
   const same: [string, string][] = [
     ["Rue du 4 Septembre", "Rue du Quatre Septembre"],
     ["Rue du 8 Mai 1945", "Rue du Huit Mai 1945"],

@@ -28,7 +28,7 @@ const CASES: Array<[AddressInput, Partial<ParsedAddress>]> = [
   [{ line: "12, bis rue de Rivoli 75001 Paris" }, { houseNumber: "12", suffix: "b", street: "rue de Rivoli" }],
   [{ line: "12, rue de Rivoli 75001 Paris" }, { houseNumber: "12", suffix: null, street: "rue de Rivoli" }],
   [{ line: "42 A rue X 75001 Paris" }, { houseNumber: "42", suffix: "a" }],
-  // Issue 14 §suffix letters: glued or spaced, any case, words folded to their letter, letters kept as letters.
+  // House-number suffix letters: glued or spaced, any case, words folded to their letter, letters kept as letters.
   [{ line: "1C Rue Neuve 90400 Vézelois" }, { houseNumber: "1", suffix: "c", street: "Rue Neuve" }],
   [{ line: "1 c Rue Neuve 90400 Vézelois" }, { houseNumber: "1", suffix: "c", street: "Rue Neuve" }],
   [{ line: "12bis rue X 75001 Paris" }, { houseNumber: "12", suffix: "b", street: "rue X" }],

@@ -1,4 +1,4 @@
-// Every 401 says how to authenticate (issue 12 item 6, RFC 6750 §3): `WWW-Authenticate: Bearer realm="vrai"`, with
+// Every 401 says how to authenticate (RFC 6750 §3): `WWW-Authenticate: Bearer realm="vrai"`, with
 // `error="invalid_token"` when a key was sent and is wrong, and no error attribute when none was sent.
 import { test } from "node:test";
 import assert from "node:assert/strict";

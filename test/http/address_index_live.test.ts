@@ -1,4 +1,4 @@
-// The street index of a running server (issue 12, item 3). It listens at once: during a first import (no index at
+// The street index of a running server. It listens at once: during a first import (no index at
 // all) /healthz answers 200, /readyz 503 with Retry-After and the import's progress, address and signup calls 503
 // service-unavailable with Retry-After, and progress lines say département, rows and percent; then it answers without
 // a restart. An index written later by `npm run ban -- import` is taken up on SIGHUP and by the directory watch: an

@@ -1,6 +1,7 @@
 // What a client sees when the PostgreSQL stops answering on connections already open (a partition, a paused server)
 // and when it comes back: 503 service-unavailable with Retry-After within DB_QUERY_TIMEOUT_MS and its grace, then 200
-// again without a restart (issue 15 item 2). The database is reached through a loopback proxy that can drop bytes.
+// again without a restart (docs/decisions.md "Storage"). The database is reached through a loopback proxy that can drop
+// bytes.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { startTestServer } from "../helpers/server.ts";

@@ -1,6 +1,7 @@
-// A server whose PostgreSQL is not there yet starts anyway (issue 15 item 3): /healthz answers 200 while /readyz is 503
-// saying why and calls get 503 service-unavailable with Retry-After; once the database answers, the server migrates
-// it and becomes ready by itself. The real program runs in a child process; its database is behind a loopback proxy.
+// A server whose PostgreSQL is not there yet starts anyway (docs/decisions.md "Storage"): /healthz answers 200 while
+// /readyz is 503 saying why and calls get 503 service-unavailable with Retry-After; once the database answers, the
+// server migrates it and becomes ready by itself. The real program runs in a child process; its database is behind a
+// loopback proxy.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { openDatabase } from "../../src/store/db.ts";

@@ -1,8 +1,9 @@
-// What a client sees when the disk under STATE_DIR fills up and is freed again (issue 15 item 1), on the real program
-// over a small tmpfs: calls that write answer 503 service-unavailable with Retry-After, never 500; /readyz says why;
-// the episode is logged once; once the filler is removed the service serves again without a restart, and a job
-// accepted before the disk filled completes. Both ways PGlite meets a full disk are driven: a table that cannot grow
-// (an ERROR, the instance goes on) and a WAL segment that cannot be created (a PANIC, the instance is opened again).
+// What a client sees when the disk under STATE_DIR fills up and is freed again (docs/decisions.md "Storage"), on the
+// real program over a small tmpfs: calls that write answer 503 service-unavailable with Retry-After, never 500; /readyz
+// says why; the episode is logged once; once the filler is removed the service serves again without a restart, and a
+// job accepted before the disk filled completes. Both ways PGlite meets a full disk are driven: a table that cannot
+// grow (an ERROR, the instance goes on) and a WAL segment that cannot be created (a PANIC, the instance is opened
+// again).
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -171,7 +172,7 @@ test("when a new WAL segment cannot be created (PGlite's PANIC), calls answer 50
   const accepted = [(await before.json()).job_id as string];
 
   // Room for a few table pages, not for a 16 MiB WAL segment; then the WAL moves to a segment that does not exist
-  // yet, so the next commit must create it. This is what happened to the 4th 5,000-address job in issue 15.
+  // yet, so the next commit must create it. A run of 5,000-address jobs met the full disk so, at its fourth job.
   tmpfs.fill(2 * 1024 * 1024);
   const direct = postgres({ path: join(stateDir, ".s.PGSQL.5432"), max: 1, username: "postgres", onnotice: () => {} });
   await direct`select pg_switch_wal()`;

@@ -1,4 +1,4 @@
-// A seeded fuzz run against a real server on port 0 (issue 10): every answer is a problem document or a valid
+// A seeded fuzz run against a real server on port 0: every answer is a problem document or a valid
 // success, never a 500; nothing hangs past its bound; the heap stays flat. The generator is test/http/fuzz_cases.ts.
 import { test } from "node:test";
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
-// Hostile clients (issue 10) and hostile Host headers (issue 15 item 4): no input makes a 500, every refusal is a
-// problem document, the route comes from the request target alone, and slow clients are cut off after seconds.
+// Hostile clients and hostile Host headers (docs/decisions.md "Hostile clients"): no input makes a 500, every refusal
+// is a problem document, the route comes from the request target alone, and slow clients are cut off after seconds.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { connect } from "node:net";

@@ -1,5 +1,5 @@
-// The keys CLI beside a running embedded server under full load (issue 10): the CLI's connection and the server's
-// share PGlite's one session through the database socket, and must never interleave their statements.
+// The keys CLI beside a running embedded server under full load (docs/decisions.md "Storage"): the CLI's connection and
+// the server's share PGlite's one session through the database socket, and must never interleave their statements.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -1,6 +1,6 @@
-// Everything under STATE_DIR is owner-only (issue 15 item 5): the embedded database's files (PGlite writes them 0666
-// whatever the umask), its WAL and its socket; an entry left open to others before the start is named in one warning
-// and fixed.
+// Everything under STATE_DIR is owner-only (docs/decisions.md "Storage"): the embedded database's files (PGlite writes
+// them 0666 whatever the umask), its WAL and its socket; an entry left open to others before the start is named in one
+// warning and fixed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { chmodSync, lstatSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";

@@ -1,6 +1,6 @@
 // INSEE codes of BAN rows against the nationwide reference: a row that still carries a former commune's code (a
 // commune merged into a commune nouvelle, kept as commune déléguée or associée) is indexed under its current commune,
-// where the place resolution of match/place.ts looks for it (issue 14 §importer, docs/address_rules.md §7 "anciennes
+// where the place resolution of match/place.ts looks for it (docs/address_rules.md §7 "anciennes
 // communes"). A code that is neither current nor former is kept as written and counted, so that the import can say so.
 import type { BanRow } from "./builder.ts";
 import { departementOfInsee } from "./departement.ts";

@@ -18,7 +18,7 @@ export interface NumberCheck {
 }
 
 /** The letters BAN reads as words (adresses-util rewriteSuffixes): b, t, q only. Every other letter stays a letter,
- *  c and s included ("1C Rue Neuve" is 1 C, never "1 quinquies": issue 14 §suffix letters). */
+ *  c and s included ("1C Rue Neuve" is 1 C, never "1 quinquies": a letter stays a letter). */
 const WORD_LETTERS: Readonly<Record<string, string>> = Object.assign(Object.create(null) as Record<string, string>, {
   b: "bis",
   t: "ter",

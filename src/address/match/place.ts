@@ -208,7 +208,7 @@ export function resolvePlace(p: ParsedAddress, ref: Reference): SearchPlan {
 
 /** The postcode of the named city one digit away from the one written, in the same département ("15110" for
  *  Roffiac's only 15100), with the communes it serves among the city's; null when none is, or when two are (never a
- *  guess: "15140 Leucamp" is as near 15120 as 15130; issue 14 §postcode slip). */
+ *  guess: "15140 Leucamp" is as near 15120 as 15130, so neither is chosen). */
 export function postcodeSlip(
   ref: Reference,
   written: string,

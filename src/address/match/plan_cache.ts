@@ -27,7 +27,7 @@ export interface Coverage {
   /** At least one candidate is not. */
   uncovered: boolean;
   /** Every commune of the first tier is indexed: the place given (a consistent postcode and city) is covered, so a
-   *  street missing there is street_not_found whatever the later tiers hold (issue 14: coverage is decided on the
+   *  street missing there is street_not_found whatever the later tiers hold (coverage is decided on the
    *  commune found, "Chaux" or "Croix" existing elsewhere in France changes nothing). */
   firstCovered: boolean;
 }

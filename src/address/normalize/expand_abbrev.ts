@@ -53,7 +53,8 @@ const WORDS: Readonly<Record<string, string>> = nullProto({
   frs: "freres",
   ing: "ingenieur",
   jt: "jean",
-  // A street type inside a name ("Rue du fbg Saint-Honoré", issue 14): the first word is expanded as a type already.
+  // A street type inside a name ("Rue du fbg Saint-Honoré", as people abbreviate it): the first word is expanded as a
+  // type already.
   fbg: "faubourg",
   fbourg: "faubourg",
   fg: "faubourg",

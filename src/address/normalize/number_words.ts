@@ -1,6 +1,6 @@
 // Numbers inside street names compare in one form, French words, whatever way they are written: BAN writes "Rue du
 // Quatre Septembre", "Place du Dix-Huit Juin 1940" (Paris) but also "Rue du 8 Mai 1945" and "Rue du XXIV Novembre"
-// elsewhere, and people type "rue du 4 septembre" (issue 14 §numbers in names; docs/address_rules.md §5 "number
+// elsewhere, and people type "rue du 4 septembre" (docs/address_rules.md §5 "number
 // words", addok-fr maps roman numerals and digits to words the same way). Words, not digits, so that a slip in a
 // spelled-out number ("quatee septembre") stays one edit from its street. Years (3 or 4 digits) stay digits.
 

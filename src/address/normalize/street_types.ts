@@ -10,7 +10,7 @@ const TABLE: Readonly<Record<string, readonly string[]>> = {
   allee: ["all", "al", "alle", "alee", "allees"],
   avenue: ["av", "ave", "aven", "avn", "avnu", "avnue", "avenu", "avenues"],
   boulevard: ["bd", "bld", "blvd", "bvd", "bou", "boul", "bould", "boulv", "bde", "bl", "bvld"],
-  // "ruee", "reu": the two slips of "rue" seen in typed lines (issue 14); too short for guessStreetType().
+  // "ruee", "reu": the two slips of "rue" seen in typed lines; too short for guessStreetType().
   rue: ["r", "ru", "rues", "ruee", "reu"],
   chemin: ["ch", "che", "chem", "chm", "chemins"],
   impasse: ["imp", "impas", "imps"],
@@ -101,7 +101,7 @@ const MULTI: ReadonlyArray<readonly [RegExp, string]> = [
 export const LIEU_DIT = "lieudit";
 
 /** Types that may introduce a name BAN writes with no type at all: "26 hameau Le Village" is BAN's "Le Village"
- *  (BAN lieux-dits have no street type; issue 14 §lieux-dits). */
+ *  (BAN lieux-dits have no street type). */
 export const NAME_INTRODUCERS: ReadonlySet<string> = new Set([LIEU_DIT, "hameau"]);
 
 /** The full type for a word in type position ("bd" → "boulevard"), or undefined when it is no type. */

@@ -75,7 +75,8 @@ const SOUS = /(^|[\s-])s\/s(?:[\s-]+|$)/gi;
 const SUR = /(^|[\s-])s\/(?:[\s-]+|$)/gi;
 // "Lieu-Dit Les Chênes" → "Les Chênes", only at the start and only when a name follows.
 const LIEU_DIT = /^\s*(?:lieux?[\s-]?dits?)\s+(?=\S)/i;
-// "Vosges93290" → "Vosges 93290", "75004Paris" → "75004 Paris" (issue 14).
+// "Vosges93290" → "Vosges 93290", "75004Paris" → "75004 Paris" (forms and exports that join their fields leave them
+// glued).
 const GLUED_POSTCODE = /([a-zà-ÿ])(\d{5})(?!\d)/gi;
 const GLUED_CITY = /(^|[\s,;])(\d{5})(?=[a-zà-ÿ]{2})/gi;
 // "rue de Rivoli/75004 Paris", "Rivoli-75004", "75004/Paris", "75004_Paris": a slash, hyphen, dot or underscore between
@@ -89,7 +90,7 @@ const LETTER_O_IN_POSTCODE = /(^|[\s,])(\d{2}[\do]{3})(?=[\s,.]|$)/gi;
 
 // Semicolons separate like commas ("12 rue de Rivoli; 75004; Paris").
 const SEMICOLONS = /\s*;\s*/g;
-// "Chez Mme Martin, 12 rue …": the addressee's segment is no part of the address (issue 14, item 2).
+// "Chez Mme Martin, 12 rue …": the addressee's segment is no part of the address.
 const CHEZ = /(^|,)\s*chez\s[^,]*,/gi;
 
 /** Removes CEDEX, boxes, floors, "chez …", "Lieu-dit", a bracketed département and a postcode written twice, expands

@@ -124,8 +124,8 @@ const TRAILING_NUMBER_SIGN = /\s+(?:n|no|n°|nº|num|numero|numéro)\.?$/i;
 const TRAILING = new RegExp(`^(.*\\S)\\s+(\\d{1,4})(?:\\s*(${SUFFIX_ALT}))?$`, "i");
 
 /**
- * A number after the street ("Boulevard Saint-Martin 20", issue 14): only after a name that starts with a street
- * type, and not when the number belongs to the name (a date, "l'An 2000").
+ * A number after the street ("Boulevard Saint-Martin 20", as some people write it): only after a name that starts with
+ * a street type, and not when the number belongs to the name (a date, "l'An 2000").
  */
 export function readTrailingHouseNumber(text: string): HouseNumber | null {
   const m = TRAILING.exec(text);

@@ -1,5 +1,5 @@
 // From AddressInput (a free-form line and/or separate fields) to the parts the matcher compares. Separate fields
-// override what the line says (issue 4). No reference data is needed here: this is pure text handling.
+// override what the line says (docs/address_rules.md §6). No reference data is needed here: this is pure text handling.
 import { isStreetType } from "../normalize/street_types.ts";
 import type { AddressInput } from "../types.ts";
 import { cleanQuery, hasCedex } from "./clean_query.ts";

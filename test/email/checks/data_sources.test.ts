@@ -1,4 +1,4 @@
-// Issue 9 item 8: every entry of data/email/*.json says where it comes from, in one shape across files:
+// Every entry of data/email/*.json says where it comes from, in one shape across files:
 // { ..., why, source: { url, date } }, and no _comment key anywhere.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";

@@ -128,9 +128,9 @@ test("createMxLookup() answers a domain once for concurrent and later callers, b
   assert.equal(counter.calls, 4);
 });
 
-// Issue 8 item 4: a domain no DNS query can answer fails at once, and no query is sent.
+// Special-use and undelegated top-level domains: a domain no DNS query can answer fails at once, and no query is sent.
 const unresolvable: Array<[input: string, source: string]> = [
-  ["jean@wanadoo.ff", "issue 8 item 4: TLD not in the root zone"],
+  ["jean@wanadoo.ff", "an undelegated TLD: not in the root zone"],
   ["test@acme.zzzz", "IANA root zone has no .zzzz"],
   ["x@a.invalid", "RFC 6761 §6.4: always a negative response"],
   ["x@a.localhost", "RFC 6761 §6.3: negative answer to every non-address query, never sent to DNS"],

@@ -1,6 +1,6 @@
 // verifyMany on a large chunk, with the network faked at its boundary (resolver and dialer): the first addresses reach
 // their mail exchanger while the rest of the chunk is still being checked, and the chunk's addresses do not each
-// listen on the caller's signal (issue 13: a claim of 500 addresses held the event loop, and every open SMTP dialogue
+// listen on the caller's signal (a claim of 500 addresses held the event loop, and every open SMTP dialogue
 // with it, before the first connection opened).
 import assert from "node:assert/strict";
 import { test } from "node:test";

@@ -1,4 +1,4 @@
-// How bulk recipients are shared over an MX host's connections (issue 13), against loopback peers on 127.0.70.x:25:
+// How bulk recipients are shared over an MX host's connections, against loopback peers on 127.0.70.x:25:
 // without PIPELINING a connection takes one recipient at a time from its host's queue, so a slow connection keeps none
 // that the others could ask; with PIPELINING the recipients waiting join a transaction before its last replies are in,
 // so the server never waits a round trip between chunks. Run as root (the peers bind port 25).

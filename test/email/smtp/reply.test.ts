@@ -276,8 +276,9 @@ const ROWS: Row[] = [
     "banner",
   ],
   ["an unknown 5xx", ["554 5.7.1 Message rejected due to local policy"], "rejected"],
-  // Issue 8 item 7: real wording and Unicode. Sources: Reacher core/src/smtp/parser.rs (reacherhq/check-if-email-exists,
-  // the reply kept beside each of its patterns), mailcow-dockerized issue #6486 (a Postfix log of Gmail's reply).
+  // Real wording and Unicode (curly apostrophes, providers' own phrasing). Sources: Reacher core/src/smtp/parser.rs
+  // (reacherhq/check-if-email-exists, the reply kept beside each of its patterns), mailcow-dockerized issue #6486 (a
+  // Postfix log of Gmail's reply).
   [
     "Yahoo unknown user with a curly apostrophe (Reacher parser.rs)",
     ["554 delivery error: This user doesn\u2019t have an account"],
