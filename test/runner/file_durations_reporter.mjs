@@ -1,5 +1,6 @@
 // A node:test reporter for test/runner/run.ts: at the end of a run, the slowest test files and the time each took
-// (the sum of its top-level tests), so that whoever keeps CI within its time limit sees where the time goes.
+// (the sum of its top-level tests; a test declared by a helper module counts under that module), so that whoever keeps
+// CI within its time limit sees where the time goes.
 // Plain JavaScript: node:test loads reporters before `--import tsx` can translate TypeScript.
 
 /** How many of the slowest files are listed. */
