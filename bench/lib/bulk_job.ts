@@ -6,6 +6,7 @@
 import { loadConfig, type Config } from "../../src/config.ts";
 import type { MxResolver } from "../../src/email/engine.ts";
 import { createJobStore, type Job } from "../../src/jobs/job_store.ts";
+import { VERDICTS } from "../../src/email/vocabulary.ts";
 import type { JobRunner } from "../../src/jobs/runner.ts";
 import { createAccount, openTestDatabase, type OpenTestDatabase } from "../../test/helpers/database.ts";
 
@@ -66,7 +67,7 @@ export async function timeJob(
 
 /** "deliverable:4000,undeliverable:1000": the results counted by verdict, sorted. */
 export function verdictCounts(job: Job | undefined): string {
-  return Object.entries(job?.summary ?? {})
+  return VERDICTS.map((verdict) => [verdict, job?.summary[verdict] ?? 0] as const)
     .filter(([, n]) => n > 0)
     .map(([verdict, n]) => `${verdict}:${n}`)
     .sort()

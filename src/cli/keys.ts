@@ -6,8 +6,8 @@
 // --json output on stdout stays clean.
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { type Config, loadConfig } from "../config.ts";
+import { parseCommandLine, USAGE_EXIT, CommandLineError } from "./command_line.ts";
 import { loadPlans } from "../accounts/plans.ts";
 import { openDatabase, runningServerOf, waitForOpeningServer } from "../store/db.ts";
 import {
@@ -78,8 +78,6 @@ npm run keys -- COMMAND --help says more about one command.
 
 ${DATABASE_HELP}`;
 
-class UsageError extends Error {}
-
 function describe(record: KeyRecord): string {
   const state = record.revokedAt ? `revoked ${record.revokedAt}` : "active";
   return `${record.id}  ${record.prefix}…  ${record.account} (${record.plan})  ${record.mode}  ${record.endpoints.join(",")}  ${state}`;
@@ -141,9 +139,9 @@ function chooseDatabase(config: Pick<Config, "databaseUrl" | "stateDir">): Datab
 }
 
 function parse(argv: string[]) {
-  const named = COMMANDS.find((c) => c === argv[0]);
-  try {
-    return parseArgs({
+  const named = COMMANDS.find((c) => c === argv.find((arg) => !arg.startsWith("-")));
+  return parseCommandLine(
+    {
       args: argv,
       allowPositionals: true,
       options: {
@@ -154,11 +152,11 @@ function parse(argv: string[]) {
         json: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
-    });
-  } catch (error) {
-    if (!(error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) throw error;
-    throw new UsageError(`${(error as Error).message}\n\n${named ? COMMAND_HELP[named] : USAGE}`);
-  }
+    },
+    named
+      ? { command: `keys ${named}`, help: `npm run keys -- ${named} --help` }
+      : { command: "keys", help: "npm run keys -- --help" },
+  );
 }
 
 async function run(argv: string[]): Promise<void> {
@@ -170,17 +168,17 @@ async function run(argv: string[]): Promise<void> {
     console.log(topic && COMMANDS.includes(topic) ? COMMAND_HELP[topic] : USAGE);
     return;
   }
-  if (!first) throw new UsageError(USAGE);
-  if (!COMMANDS.includes(first as Command)) throw new UsageError(`Unknown command "${first}"\n\n${USAGE}`);
+  if (!first) throw new CommandLineError(USAGE);
+  if (!COMMANDS.includes(first as Command)) throw new CommandLineError(`Unknown command "${first}"\n\n${USAGE}`);
   const command = first as Command;
   const ref = second;
   const config = loadConfig();
   const plans = loadPlans(config.plansFile);
   let endpoints: Endpoint[] | undefined;
   if (command === "create") {
-    if (!values.account) throw new UsageError(`create needs --account NAME\n\n${COMMAND_HELP.create}`);
+    if (!values.account) throw new CommandLineError(`create needs --account NAME\n\n${COMMAND_HELP.create}`);
     if (values.mode !== undefined && values.mode !== "live" && values.mode !== "test")
-      throw new UsageError("--mode is live or test");
+      throw new CommandLineError("--mode is live or test");
     if (values.endpoints !== undefined) {
       endpoints = values.endpoints
         .split(",")
@@ -188,11 +186,11 @@ async function run(argv: string[]): Promise<void> {
         .filter(Boolean) as Endpoint[];
       const unknown = endpoints.filter((e) => !ENDPOINTS.includes(e));
       if (unknown.length > 0 || endpoints.length === 0)
-        throw new UsageError(`--endpoints takes a list of ${ENDPOINTS.join(", ")}`);
+        throw new CommandLineError(`--endpoints takes a list of ${ENDPOINTS.join(", ")}`);
     }
   }
   if (command === "revoke" && !ref)
-    throw new UsageError(`revoke needs an id, a key or a prefix\n\n${COMMAND_HELP.revoke}`);
+    throw new CommandLineError(`revoke needs an id, a key or a prefix\n\n${COMMAND_HELP.revoke}`);
 
   // `npm start` takes the directory's lock before its database serves (a first start makes the database: seconds).
   if (!config.databaseUrl) {
@@ -243,9 +241,9 @@ async function run(argv: string[]): Promise<void> {
 
 run(process.argv.slice(2)).catch((error) => {
   const known =
-    error instanceof UsageError ||
+    error instanceof CommandLineError ||
     error instanceof KeyStoreError ||
     (error as { code?: string }).code === "STATE_DIR_LOCKED";
   console.error(known ? error.message : `Cannot run keys command: ${(error as Error).message}`);
-  process.exit(error instanceof UsageError ? 2 : 1);
+  process.exit(error instanceof CommandLineError ? USAGE_EXIT : 1);
 });

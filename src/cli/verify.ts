@@ -1,10 +1,11 @@
-// npm run verify -- FILE.csv --out RESULTS.csv [--url URL] [--key KEY] [--resume]   (--help for the rest)
+// npm run verify -- FILE.csv --out RESULTS.csv [--url URL] [--key KEY] [--resume | --force]   (--help for the rest)
 // Cleans a CSV list through a running server's bulk jobs: splits it by the plan's batch limit, submits, waits,
 // and writes the rows back with their verdicts. This file only wires the parts (verify/*.ts) to the process: the
 // arguments and environment in, the exit code and the one-line messages out.
 import { readFile, rename, writeFile } from "node:fs/promises";
 import { buffer } from "node:stream/consumers";
 import { ApiError, createApiClient, NetworkError } from "./verify/api_client.ts";
+import { CommandLineError } from "./command_line.ts";
 import { parseVerifyArgs, USAGE, UsageError, type VerifyArgs } from "./verify/args.ts";
 import { StateFileError } from "./verify/job_state.ts";
 import { createProgress } from "./verify/progress.ts";
@@ -20,6 +21,10 @@ async function main(argv: string[]): Promise<number> {
     // point, and handed down like the arguments.
     args = parseVerifyArgs(argv, process.env);
   } catch (error) {
+    if (error instanceof CommandLineError) {
+      process.stderr.write(`${error.message}\n`);
+      return EXIT.usage;
+    }
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`${error.message}\n\n${USAGE}\n`);
     return EXIT.usage;
@@ -48,10 +53,12 @@ async function main(argv: string[]): Promise<number> {
       progress,
       statePath: args.state,
       resume: args.resume,
+      force: args.force,
       pollMs: args.pollMs,
       signal: interrupt.signal,
     });
     await writeOutput(args.out, outcome.csv);
+    if (outcome.ended === "done") await outcome.recordFinished(args.out);
     const where = args.out === "-" ? "stdout" : args.out;
     if (outcome.ended === "quota") {
       process.stderr.write(

@@ -143,12 +143,40 @@ const JOB_HEADERS = {
   "X-Job-Status": { description: "CSV reads: the job's status.", schema: { type: "string" } },
   "X-Job-Total": { description: "CSV reads: addresses in the job.", ...int },
   "X-Job-Processed": { description: "CSV reads: finished rows, the rows of this answer.", ...int },
+  "X-Job-Retrying": {
+    description: "CSV reads: items waiting for a retry (summary.retrying of the JSON read).",
+    ...int,
+  },
+  "X-Job-Next-Retry-At": {
+    description:
+      "CSV reads: when the first item waiting for a retry is due (summary.next_retry_at); absent when none waits.",
+    schema: { type: "string", format: "date-time" },
+  },
 };
 const SUMMARY_SCHEMA = {
   type: "object",
-  description: "Results so far counted by verdict (every verdict present); it counts the whole job, not the page.",
-  properties: Object.fromEntries(VERDICTS.map((verdict) => [verdict, { type: "integer", minimum: 0 }])),
-  required: [...VERDICTS],
+  description:
+    "Results so far counted by verdict (every verdict present), and the items waiting for a retry; it describes the " +
+    "whole job, not the page.",
+  properties: {
+    ...Object.fromEntries(VERDICTS.map((verdict) => [verdict, { type: "integer", minimum: 0 }])),
+    retrying: {
+      type: "integer",
+      minimum: 0,
+      description:
+        "Items tried already that wait to be tried again: a greylisting server's delay, or the cool-off after a mail " +
+        "server or DNS server that did not answer in time. `processed` counts only final answers, so a job whose " +
+        "items all wait shows `processed: 0` and `retrying` > 0 until their retries answer.",
+    },
+    next_retry_at: {
+      type: ["string", "null"],
+      format: "date-time",
+      description:
+        "When the first item waiting for a retry is due (the time of the read when it is due already and waits for " +
+        "a worker); null when no item waits.",
+    },
+  },
+  required: [...VERDICTS, "retrying", "next_retry_at"],
 };
 
 /** The generated schemas, with the Job's summary member (built by the job store, not validated from a request). */

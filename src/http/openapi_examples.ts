@@ -1,6 +1,7 @@
 // The examples of GET /v1/openapi.json. Every success example is the answer a test key gets for the spec's reserved
 // inputs (testmode/*.ts builds them, so they cannot drift); the problem examples repeat the details the routes write.
 import type { AddressInput } from "../address/types.ts";
+import type { Verdict } from "../email/types.ts";
 import { combineSignup } from "../signup/combine.ts";
 import { RESERVED_ADDRESS_LINES, testAddressAnswer } from "../testmode/address.ts";
 import { RESERVED_EMAILS, testEmailAnswer } from "../testmode/email.ts";
@@ -92,12 +93,17 @@ export function signupExamples(): { requests: Examples; responses: Examples } {
   return { requests, responses };
 }
 
+function countVerdicts(results: ReadonlyArray<{ verdict: Verdict }>): Record<Verdict, number> {
+  const counts = { undeliverable: 0, risky: 0, unknown: 0, deliverable: 0 };
+  for (const result of results) counts[result.verdict] += 1;
+  return counts;
+}
+
 /** POST /v1/email/bulk and GET /v1/jobs/{id}: a job of every reserved address, accepted, then completed. */
 export function bulkExamples(publicUrl: string) {
   const poll = `${publicUrl}/v1/jobs/${EXAMPLE_JOB_ID}`;
   const results = RESERVED_EMAILS.map(emailAnswer);
-  const summary = { undeliverable: 0, risky: 0, unknown: 0, deliverable: 0 };
-  for (const result of results) summary[result.verdict] += 1;
+  const summary = { ...countVerdicts(results), retrying: 0, next_retry_at: null };
   return {
     request: {
       reserved: { summary: `Every reserved address (${TEST_KEY_NOTE})`, value: { emails: RESERVED_EMAILS } },
@@ -116,6 +122,23 @@ export function bulkExamples(publicUrl: string) {
       },
     } satisfies Examples,
     job: {
+      retrying: {
+        summary: "A running job whose last addresses wait for a retry (a greylisting server asked to come back later)",
+        value: {
+          job_id: EXAMPLE_JOB_ID,
+          status: "running",
+          total: results.length,
+          processed: results.length - 1,
+          created_at: "2026-01-01T10:00:00.000Z",
+          expires_at: "2026-01-03T10:00:00.000Z",
+          summary: {
+            ...countVerdicts(results.slice(0, -1)),
+            retrying: 1,
+            next_retry_at: "2026-01-01T10:02:00.000Z",
+          },
+          results: results.slice(0, -1),
+        },
+      },
       completed: {
         summary: "The job once completed",
         value: {

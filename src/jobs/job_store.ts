@@ -23,11 +23,19 @@ export interface Job {
   created_at: string;
   expires_at: string;
   failure_reason?: string;
-  /** Finished results so far, counted by verdict (every verdict present, 0 when none). */
-  summary: Record<Verdict, number>;
+  /** Finished results so far, counted by verdict (every verdict present, 0 when none), and the retries awaited. */
+  summary: JobSummary;
   /** Finished items only, in submission order: partial while the job runs (one page of them when asked). */
   results: EmailVerification[];
 }
+
+/**
+ * The summary extension of a job read. `processed` (the spec's) counts only final answers, so a job whose items wait
+ * out a retry cool-off (a greylisting server, a tarpit, a silent DNS) would look stuck at 0: `retrying` says how many
+ * items were handed out before and wait to be tried again, `next_retry_at` when the first of them is due (never
+ * before the read: an item already due waits for a free worker), null when none waits.
+ */
+export type JobSummary = Record<Verdict, number> & { retrying: number; next_retry_at: string | null };
 
 /** A job with its finished rows as submitted (CSV out): the header row, and each row's cells with its result. */
 export interface JobTable {
@@ -251,12 +259,17 @@ export function createJobStore(sql: Sql): JobStore {
     };
   }
 
-  /** The job's own row and its summary (columns), for read() and readTable(): every job read is one query. */
-  const JOB_SELECT = sql`
+  /**
+   * The job's own row and its summary (columns), for read() and readTable(): every job read is one query. An item
+   * pending after a hand-out (attempts > 0) waits for a retry; a hand-out given back at a graceful stop does not count.
+   */
+  const jobSelect = (now: Date | undefined) => sql`
       j.id, j.status, j.total, j.processed, j.created_at, j.expires_at, j.failure_reason, j.columns,
       coalesce((select jsonb_object_agg(s.verdict, s.n)
                 from (select i.result->>'verdict' as verdict, count(*) as n from job_items i
-                      where i.job_id = j.id and i.status = 'done' group by 1) s), '{}'::jsonb) as summary`;
+                      where i.job_id = j.id and i.status = 'done' group by 1) s), '{}'::jsonb) as summary,
+      (select jsonb_build_object('n', count(*), 'at', greatest(min(i.not_before), ${clock(now)}))
+       from job_items i where i.job_id = j.id and i.status = 'pending' and i.attempts > 0) as retries`;
   /** The job of the account, still alive: none alike for an unknown, expired or foreign job. */
   const jobWhere = (now: Date | undefined, accountId: string, jobId: string) => sql`
     from jobs j
@@ -266,7 +279,13 @@ export function createJobStore(sql: Sql): JobStore {
 
   function jobOf(row: Record<string, unknown>): Omit<Job, "results"> {
     const counts = row.summary as Record<string, number | string>;
-    const summary = Object.fromEntries(VERDICTS.map((v) => [v, Number(counts[v] ?? 0)])) as Record<Verdict, number>;
+    const retries = row.retries as { n: number | string; at: string | null };
+    const retrying = Number(retries.n);
+    const summary = {
+      ...(Object.fromEntries(VERDICTS.map((v) => [v, Number(counts[v] ?? 0)])) as Record<Verdict, number>),
+      retrying,
+      next_retry_at: retrying > 0 && retries.at !== null ? new Date(retries.at).toISOString() : null,
+    };
     const job: Omit<Job, "results"> = {
       job_id: row.id as string,
       status: row.status as JobStatus,
@@ -286,7 +305,7 @@ export function createJobStore(sql: Sql): JobStore {
     const offset = Math.max(0, Math.trunc(options.offset ?? 0));
     const limit = options.limit === undefined ? null : Math.max(0, Math.trunc(options.limit));
     const [row] = await sql`
-      select ${JOB_SELECT},
+      select ${jobSelect(now)},
         coalesce((select jsonb_agg(p.result order by p.position)
                   from (select i.result, i.position from job_items i
                         where i.job_id = j.id and i.status = 'done'
@@ -300,7 +319,7 @@ export function createJobStore(sql: Sql): JobStore {
     const { now } = options;
     // One statement: the count, the summary and the rows describe the same moment.
     const [row] = await sql`
-      select ${JOB_SELECT},
+      select ${jobSelect(now)},
         coalesce((select jsonb_agg(jsonb_build_array(i.fields, i.result) order by i.position) from job_items i
                   where i.job_id = j.id and i.status = 'done'), '[]'::jsonb) as rows
       ${jobWhere(now, accountId, jobId)}`;

@@ -12,7 +12,7 @@ import { after, before, test } from "node:test";
 import { parse } from "csv-parse/sync";
 import { createApiClient, retryAfterSeconds } from "../../src/cli/verify/api_client.ts";
 import { fingerprint, newJobState, pendingRanges } from "../../src/cli/verify/job_state.ts";
-import { createProgress } from "../../src/cli/verify/progress.ts";
+import { createProgress, describeRetries } from "../../src/cli/verify/progress.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { createKeyWithCli, type ServerProcess, startChildServer } from "../helpers/process.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
@@ -126,10 +126,67 @@ test("verify: a file larger than the plan's batch_max is split into jobs of that
       `job ${i + 1}`,
     );
   }
-  // The same command again would pay twice: it refuses and says how to go on.
+  // The same command again would pay twice: it refuses, says what exists and how to go on.
   const again = await runVerifyCli([input, "--out", out, ...connect(apiKey)]);
   assert.equal(again.code, 1);
-  assert.match(again.stderr, /^Cannot start over: .*split-results\.csv\.jobs\.json records jobs already submitted/m);
+  assert.equal(
+    again.stderr,
+    `Cannot start over: ${out}.jobs.json records a finished run of this file (3 jobs (5 of its 5 rows), results ` +
+      `written to ${out}): add --force to verify every row again (charged again), give another --out, or add ` +
+      "--resume to write the same results again without charge (the server keeps its jobs 48 hours)\n",
+  );
+  // Each way on works: another output starts a run of its own, --force starts over with new jobs.
+  const elsewhere = join(dir, "split-results-2.csv");
+  const second = await runVerifyCli([input, "--out", elsewhere, ...connect(apiKey)]);
+  assert.equal(second.code, 0, second.stderr);
+  assert.deepEqual(parse(readFileSync(elsewhere, "utf8")), PEOPLE_OUT);
+  const forced = await runVerifyCli([input, "--out", out, "--force", ...connect(apiKey)]);
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.deepEqual(parse(readFileSync(out, "utf8")), PEOPLE_OUT);
+  const renewed = readJobs(`${out}.jobs.json`);
+  assert.equal(renewed.jobs.length, 3);
+  assert.deepEqual(
+    renewed.jobs.filter((job) => state.jobs.some((old) => old.job_id === job.job_id)),
+    [],
+    "--force made new jobs",
+  );
+  const both = await runVerifyCli([input, "--out", out, "--force", "--resume", ...connect(apiKey)]);
+  assert.equal(both.code, 2);
+  assert.match(both.stderr, /^Cannot verify: --resume goes on from the recorded jobs, --force forgets them/);
+});
+
+test("verify: a submission the server refuses leaves no job behind; the run goes again once the cause is fixed", async () => {
+  // A key that may not call the email endpoints: the server refuses the submission (403) and makes no job, as it does
+  // for a 400. The command must not then claim that jobs were submitted.
+  const addressOnly = await createKeyWithCli(serverEnv, [
+    "--account",
+    "refused",
+    "--plan",
+    "wide",
+    "--mode",
+    "test",
+    "--endpoints",
+    "address",
+  ]);
+  const input = join(dir, "refused.csv");
+  const out = join(dir, "refused-results.csv");
+  writeFileSync(input, "email\ndeliverable@vrai.test\nundeliverable@vrai.test\n");
+  for (const attempt of ["first", "same command again"]) {
+    const refused = await runVerifyCli([input, "--out", out, ...connect(addressOnly)]);
+    assert.equal(refused.code, 1, attempt);
+    assert.match(
+      refused.stderr,
+      /^Cannot submit a job: HTTP 403 .*\(no job was made for rows 1-2: once corrected, run the same command again\)$/m,
+      attempt,
+    );
+    assert.doesNotMatch(refused.stderr, /Cannot start/, attempt);
+  }
+  const fixed = await runVerifyCli([input, "--out", out, ...connect(await key("refused", "wide", "test"))]);
+  assert.equal(fixed.code, 0, fixed.stderr);
+  assert.deepEqual(
+    parse(readFileSync(out, "utf8")).map((row: string[]) => row[1]),
+    ["verdict", "deliverable", "undeliverable"],
+  );
 });
 
 test("verify: a semicolon-separated file with a BOM comes back with semicolons and its BOM", async () => {
@@ -317,7 +374,6 @@ test("verify: --help, usage errors (exit 2), an unreadable file and an unreachab
     [[], /no input file/],
     [["a.csv"], /--out is missing/],
     [["a.csv", "--out", "b.csv"], /no API key/],
-    [["a.csv", "--out", "b.csv", "--key", "k", "--colour"], /Unknown option '--colour'/],
     [["a.csv", "--out", "b.csv", "--key", "k", "--url", "ftp://x"], /--url must be http or https/],
     [["a.csv", "--out", "-", "--key", "k", "--resume"], /give --state FILE/],
   ] as const) {
@@ -326,6 +382,13 @@ test("verify: --help, usage errors (exit 2), an unreadable file and an unreachab
     assert.match(run.stderr, message);
     assert.match(run.stderr, /Usage: npm run verify/);
   }
+  // A wrong option is one line that names it and the help to read.
+  const colour = await runVerifyCli(["a.csv", "--out", "b.csv", "--key", "k", "--colour"]);
+  assert.equal(colour.code, 2);
+  assert.equal(
+    colour.stderr,
+    "Cannot run verify: unknown option --colour (npm run verify -- --help lists the options)\n",
+  );
 
   const noColumn = await runVerifyCli(["-", "--out", "-", "--key", "k", "--url", "http://127.0.0.1:9"], {
     stdin: "name,city\nJane,Paris\n",
@@ -354,6 +417,39 @@ test("createProgress() draws a bar with a rate and an ETA when the stream is a t
   progress.stop();
   assert.match(drawn, /4\/10 addresses \| [\d.]+\/s \| ETA /);
   assert.match(drawn, /a note for the user/);
+});
+
+test("createProgress() says how many addresses wait for a retry, at once when they start waiting", () => {
+  const stream = new PassThrough() as unknown as NodeJS.WriteStream;
+  let written = "";
+  (stream as unknown as PassThrough).on("data", (chunk) => (written += chunk));
+  let now = 1_000_000;
+  const progress = createProgress({ stream, everyMs: 5000, now: () => now });
+  progress.start(3);
+  now += 1000;
+  // Within the 5 s between two lines, but news: the count stands still because these wait.
+  progress.update(0, { waiting: 3, nextAt: now + 45_000 });
+  now += 1000;
+  progress.update(0, { waiting: 3, nextAt: now + 44_000 });
+  now += 45_000;
+  progress.update(3);
+  progress.stop();
+  assert.deepEqual(written.trim().split("\n"), [
+    "verify: 0/3 addresses (0%), 0.0/s",
+    "verify: 0/3 addresses (0%), 0.0/s, 3 waiting for a retry, next in 45s",
+    "verify: 3/3 addresses (100%), 0.1/s",
+  ]);
+  // Once due, a retry waits for one of the server's workers.
+  assert.equal(describeRetries({ waiting: 1, nextAt: now - 500 }, now), "1 waiting for a retry, due now");
+
+  const tty = Object.assign(new PassThrough(), { isTTY: true, columns: 120 }) as unknown as NodeJS.WriteStream;
+  let drawn = "";
+  (tty as unknown as PassThrough).on("data", (chunk) => (drawn += chunk));
+  const bar = createProgress({ stream: tty });
+  bar.start(10);
+  bar.update(4, { waiting: 2, nextAt: Date.now() + 30_000 });
+  bar.stop();
+  assert.match(drawn, /4\/10 addresses \| [\d.]+\/s \| ETA .* \| 2 waiting for a retry, next in (29|30)s/);
 });
 
 test("pendingRanges() cuts the rows no recorded job covers into batches, in input order", () => {

@@ -93,7 +93,14 @@ test("CSV in: comma separated, BOM, quoted fields and extra columns kept, CSV ou
     json.results.map((r: EmailVerification) => r.email),
     ["ok1@d.fr", "bad1@d.fr"],
   );
-  assert.deepEqual(json.summary, { undeliverable: 1, risky: 0, unknown: 0, deliverable: 1 });
+  assert.deepEqual(json.summary, {
+    undeliverable: 1,
+    risky: 0,
+    unknown: 0,
+    deliverable: 1,
+    retrying: 0,
+    next_retry_at: null,
+  });
 });
 
 test("CSV in: semicolons, a header named E-MAIL or courriel in any case, and a column found by its addresses", async (t) => {
@@ -249,12 +256,26 @@ test("JSON reads: ?offset and ?limit page the results, the summary counts every 
   const emails = ["ok1@d.fr", "bad1@d.fr", "x1@d.fr", "ok2@d.fr", "wait@d.fr"];
   const { job_id } = await (await server.post("/v1/email/bulk", key, { emails })).json();
   const queued = await (await server.get(`/v1/jobs/${job_id}`, key)).json();
-  assert.deepEqual(queued.summary, { undeliverable: 0, risky: 0, unknown: 0, deliverable: 0 });
+  assert.deepEqual(queued.summary, {
+    undeliverable: 0,
+    risky: 0,
+    unknown: 0,
+    deliverable: 0,
+    retrying: 0,
+    next_retry_at: null,
+  });
   await finish(server, (email) => email !== "wait@d.fr");
   const page = async (query: string) => (await server.get(`/v1/jobs/${job_id}${query}`, key)).json();
   const all = await page("");
   assert.equal(all.results.length, 4);
-  assert.deepEqual(all.summary, { undeliverable: 1, risky: 0, unknown: 1, deliverable: 2 });
+  assert.deepEqual(all.summary, {
+    undeliverable: 1,
+    risky: 0,
+    unknown: 1,
+    deliverable: 2,
+    retrying: 0,
+    next_retry_at: null,
+  });
   const second = await page("?offset=1&limit=2");
   assert.deepEqual(
     second.results.map((r: EmailVerification) => r.email),

@@ -49,7 +49,7 @@ export function jobStoreSuite(name: string, open: () => Promise<OpenTestDatabase
         processed: 0,
         created_at: "2026-01-10T12:00:00.000Z",
         expires_at: "2026-01-12T12:00:00.000Z",
-        summary: { undeliverable: 0, risky: 0, unknown: 0, deliverable: 0 },
+        summary: { undeliverable: 0, risky: 0, unknown: 0, deliverable: 0, retrying: 0, next_retry_at: null },
         results: [],
       });
     });
@@ -80,7 +80,14 @@ export function jobStoreSuite(name: string, open: () => Promise<OpenTestDatabase
           [["Bob", "b@x.fr"], "b@x.fr"],
         ],
       );
-      assert.deepEqual(read?.job.summary, { undeliverable: 0, risky: 2, unknown: 0, deliverable: 0 });
+      assert.deepEqual(read?.job.summary, {
+        undeliverable: 0,
+        risky: 2,
+        unknown: 0,
+        deliverable: 0,
+        retrying: 0,
+        next_retry_at: null,
+      });
       assert.equal(await store.readTable(account, "not-a-uuid"), undefined);
       const json = await store.submit(account, ["c@x.fr"]);
       assert.equal((await store.readTable(account, json.jobId))?.columns, null);
@@ -96,9 +103,39 @@ export function jobStoreSuite(name: string, open: () => Promise<OpenTestDatabase
       assert.deepEqual(emailsOf(await store.read(account, job.jobId, { offset: 2 })), ["p3@x.fr"]);
       const page = await store.read(account, job.jobId, { limit: 0 });
       assert.deepEqual(page?.results, []);
-      assert.equal(
-        Object.values(page?.summary ?? {}).reduce((a, b) => a + b, 0),
-        3,
+      const { undeliverable = 0, risky = 0, unknown = 0, deliverable = 0 } = page?.summary ?? {};
+      assert.equal(undeliverable + risky + unknown + deliverable, 3);
+    });
+
+    it("read() counts the items waiting for a retry and says when the first is due; processed counts final answers only", async () => {
+      const now = new Date("2026-01-10T12:00:00.000Z");
+      const at = (seconds: number) => new Date(now.getTime() + seconds * 1000);
+      const job = await store.submit(account, ["a@x.fr", "b@x.fr", "c@x.fr", "d@x.fr"], { now });
+      const [a, b, c, d] = await store.claim("w", { limit: 4, leaseMs: 600_000, now });
+      await store.defer(a!, { delayMs: 60_000, counts: "timeout", now });
+      await store.defer(b!, { delayMs: 30_000, counts: "greylist", now });
+      await store.complete(c!, { result: answer(c!.email) as never });
+      // Handed back at a graceful stop: waiting for a worker again, not for a retry.
+      await store.release("w");
+      assert.equal(d!.email, "d@x.fr");
+      const retries = async (when: Date) => {
+        const read = await store.read(account, job.jobId, { now: when, limit: 0 });
+        const table = await store.readTable(account, job.jobId, { now: when });
+        assert.deepEqual(table?.job.summary, read?.summary, "CSV and JSON reads agree");
+        return [read?.processed, read?.summary.retrying, read?.summary.next_retry_at];
+      };
+      assert.deepEqual(await retries(at(1)), [1, 2, at(30).toISOString()]);
+      // Due, not yet taken by a worker: due "now", never in the past.
+      assert.deepEqual(await retries(at(45)), [1, 2, at(45).toISOString()]);
+      // Taken again: held by a worker, no longer waiting.
+      const retried = await store.claim("w", { limit: 4, leaseMs: 600_000, now: at(61) });
+      assert.deepEqual(retried.map((i) => i.email).sort(), ["a@x.fr", "b@x.fr", "d@x.fr"]);
+      assert.deepEqual(await retries(at(61)), [1, 0, null]);
+      for (const item of retried) await store.complete(item, { result: answer(item.email) as never });
+      const done = await store.read(account, job.jobId, { now: at(62) });
+      assert.deepEqual(
+        [done?.status, done?.processed, done?.summary.retrying, done?.summary.next_retry_at],
+        ["completed", 4, 0, null],
       );
     });
 

@@ -108,6 +108,14 @@ async function open(source: string, options: ImportOptions): Promise<OpenedSourc
   return { stream: path, name: file, expected, total: statSync(path).size, dispose: nothingToDispose };
 }
 
+/**
+ * A BAN file could not be fetched from BAN_SOURCE (no network, a proxy or a server that refused): the fix is another
+ * source, so callers can name one (BAN_SOURCE, or a file already on the machine).
+ */
+export class BanDownloadError extends Error {
+  override name = "BanDownloadError";
+}
+
 /** GETs the first of `files` under `base` that exists (a 404 tries the next), through the proxy the environment
  *  names for it. */
 async function download(
@@ -126,14 +134,17 @@ async function download(
   try {
     for (const [i, file] of files.entries()) {
       const url = `${base.replace(/\/+$/, "")}/${file}`;
-      const res = await request(url, { signal, dispatcher });
+      const res = await request(url, { signal, dispatcher }).catch((error: Error) => {
+        if (signal?.aborted) throw error;
+        throw new BanDownloadError(`Cannot download BAN file: ${url}: ${error.message}`, { cause: error });
+      });
       if (res.statusCode === 404 && i < files.length - 1) {
         await res.body.dump();
         continue;
       }
       if (res.statusCode !== 200) {
         await res.body.dump();
-        throw new Error(`Cannot download BAN file: ${url} answered ${res.statusCode}`);
+        throw new BanDownloadError(`Cannot download BAN file: ${url} answered ${res.statusCode}`);
       }
       const total = Number(res.headers["content-length"] ?? 0);
       return {

@@ -40,7 +40,12 @@ export type SubmitOutcome =
 export interface JobProgress {
   status: "queued" | "running" | "completed" | "failed";
   total: number;
+  /** Addresses with their final answer. */
   processed: number;
+  /** Addresses waiting for the server to try them again (0 from a server that does not say). */
+  retrying: number;
+  /** When the first of those is due, ms since the epoch; undefined when none waits. */
+  nextRetryAt?: number;
 }
 
 export interface ApiClientOptions {
@@ -186,7 +191,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (answer.status !== 200 || typeof body?.status !== "string") {
         throw new ApiError(`Cannot read job ${jobId}: ${describe(answer)}`, answer.status);
       }
-      return { status: body.status, total: Number(body.total), processed: Number(body.processed) } as JobProgress;
+      return {
+        status: body.status,
+        total: Number(body.total),
+        processed: Number(body.processed),
+        ...retriesOf(body.summary?.retrying, body.summary?.next_retry_at),
+      } as JobProgress;
     },
     async rows(jobId) {
       const answer = await call(`/v1/jobs/${encodeURIComponent(jobId)}`, { headers: { accept: "text/csv" } });
@@ -199,10 +209,19 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         status: status as JobProgress["status"],
         total: Number(answer.headers.get("x-job-total")),
         processed: Number(answer.headers.get("x-job-processed")),
+        ...retriesOf(answer.headers.get("x-job-retrying"), answer.headers.get("x-job-next-retry-at")),
         csv: answer.text,
       };
     },
   };
+}
+
+/** The job read's retry members (summary.retrying and next_retry_at, or their X-Job-* headers), read leniently. */
+function retriesOf(count: unknown, at: unknown): Pick<JobProgress, "retrying" | "nextRetryAt"> {
+  const retrying = Number(count ?? 0);
+  if (!(Number.isInteger(retrying) && retrying > 0)) return { retrying: 0 };
+  const nextRetryAt = typeof at === "string" ? Date.parse(at) : Number.NaN;
+  return Number.isNaN(nextRetryAt) ? { retrying } : { retrying, nextRetryAt };
 }
 
 function hasIdempotencyKey(init: RequestInit): boolean {

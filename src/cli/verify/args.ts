@@ -1,6 +1,6 @@
 // The command line of `npm run verify`: what the user typed, checked once, before anything touches the network or
 // the disk. A mistake here is a usage error (exit 2) with the usage beside it, never a half-started run.
-import { parseArgs } from "node:util";
+import { parseCommandLine } from "../command_line.ts";
 
 export const USAGE = `Usage: npm run verify -- FILE.csv --out RESULTS.csv [options]
 
@@ -13,6 +13,8 @@ with the columns verdict, reasons, suggestion, disposable, role and catch_all ad
   --url URL           the server (default: $VRAI_URL, else http://localhost:8080)
   --key KEY           the API key (default: $VRAI_KEY; prefer it: npm prints the command line, --key included)
   --resume            go on from the jobs already submitted (RESULTS.csv.jobs.json, or --state): none is sent again
+  --force             start over although the jobs file records a run of this file: every row is sent (and
+                      charged) again
   --state FILE        where the submitted jobs are recorded (default: the --out file + .jobs.json)
   --poll SECONDS      time between two reads of an unfinished job (default: 2)
   --timeout SECONDS   time limit of each HTTP call (default: 30)
@@ -34,6 +36,8 @@ export interface VerifyArgs {
   url: string;
   key: string;
   resume: boolean;
+  /** Start over, forgetting the jobs the jobs file records. */
+  force: boolean;
   /** The jobs file; undefined only when the results go to stdout and no --state was given (no resume then). */
   state: string | undefined;
   pollMs: number;
@@ -47,17 +51,12 @@ export class UsageError extends Error {
 
 /**
  * Reads `argv` (the arguments after the script) with `env` supplying VRAI_URL and VRAI_KEY. Returns "help" for
- * --help; throws UsageError for anything it cannot run.
+ * --help; throws CommandLineError for an option it does not know (or without its value), UsageError for anything
+ * else it cannot run.
  */
 export function parseVerifyArgs(argv: string[], env: Record<string, string | undefined>): VerifyArgs | "help" {
-  let parsed: ReturnType<typeof parseOptions>;
-  try {
-    parsed = parseOptions(argv);
-  } catch (error) {
-    // node:util's messages name the option ("Unknown option '--x'"); they are the user's mistake, not a crash.
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
+  // A refused option is one line naming it (CommandLineError); the mistakes below come with the usage.
+  const { values, positionals } = parseOptions(argv);
   if (values.help) return "help";
   if (positionals.length === 0) throw new UsageError("Cannot verify: no input file (give a CSV file, or - for stdin)");
   if (positionals.length > 1) throw new UsageError(`Cannot verify: one input file only, got ${positionals.join(" ")}`);
@@ -71,6 +70,9 @@ export function parseVerifyArgs(argv: string[], env: Record<string, string | und
   const url = checkUrl(values.url ?? env.VRAI_URL ?? DEFAULT_URL);
   // Beside the results, so that the same command with --resume finds it; stdout has no "beside".
   const state = values.state ?? (out === "-" ? undefined : `${out}.jobs.json`);
+  if (values.resume && values.force) {
+    throw new UsageError("Cannot verify: --resume goes on from the recorded jobs, --force forgets them: give one");
+  }
   if (values.resume && state === undefined) {
     throw new UsageError("Cannot resume: the results go to stdout, so give --state FILE to say where the jobs are");
   }
@@ -80,6 +82,7 @@ export function parseVerifyArgs(argv: string[], env: Record<string, string | und
     url,
     key,
     resume: values.resume,
+    force: values.force,
     state,
     pollMs: seconds("--poll", values.poll, 2, 0.05) * 1000,
     timeoutMs: seconds("--timeout", values.timeout, 30, 1) * 1000,
@@ -87,21 +90,25 @@ export function parseVerifyArgs(argv: string[], env: Record<string, string | und
 }
 
 function parseOptions(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      out: { type: "string", short: "o" },
-      url: { type: "string" },
-      key: { type: "string" },
-      resume: { type: "boolean", default: false },
-      state: { type: "string" },
-      poll: { type: "string" },
-      timeout: { type: "string" },
-      help: { type: "boolean", short: "h", default: false },
+  return parseCommandLine(
+    {
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        out: { type: "string", short: "o" },
+        url: { type: "string" },
+        key: { type: "string" },
+        resume: { type: "boolean", default: false },
+        force: { type: "boolean", default: false },
+        state: { type: "string" },
+        poll: { type: "string" },
+        timeout: { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
+      },
     },
-  });
+    { command: "verify", help: "npm run verify -- --help" },
+  );
 }
 
 function checkUrl(raw: string): string {

@@ -28,6 +28,8 @@ export interface JobState {
   jobs: SubmittedJob[];
   /** The range being submitted, and its Idempotency-Key: sent again first when the run is resumed. */
   pending?: PendingSubmission;
+  /** Set once every job ended and the results were written: when, and where. */
+  finished?: { at: string; out: string };
 }
 
 export interface PendingSubmission {
@@ -66,7 +68,9 @@ export async function loadJobState(path: string, expected: JobState["input"]): P
   try {
     state = JSON.parse(text);
   } catch {
-    throw new StateFileError(`Cannot read the jobs file ${path}: it is not JSON (delete it to start over)`);
+    throw new StateFileError(
+      `Cannot read the jobs file ${path}: it is not JSON (add --force to start over and replace it)`,
+    );
   }
   if (
     state?.version !== 1 ||
@@ -74,14 +78,38 @@ export async function loadJobState(path: string, expected: JobState["input"]): P
     !(state.batch >= 1) ||
     !(state.pending === undefined || isPendingSubmission(state.pending, state.input?.rows))
   ) {
-    throw new StateFileError(`Cannot read the jobs file ${path}: not a jobs file of this command`);
+    throw new StateFileError(
+      `Cannot read the jobs file ${path}: not a jobs file of this command (add --force to start over and replace it, or give another --state)`,
+    );
   }
   if (state.input?.sha256 !== expected.sha256 || state.input.rows !== expected.rows) {
+    // Nothing was submitted under it (the server refused the first submission): nothing to keep or to pay twice.
+    if (!submittedAny(state)) return undefined;
     throw new StateFileError(
-      `Cannot resume: ${path} records jobs of another input file (delete it to start over with this one)`,
+      `Cannot start: ${path} records ${describeJobs(state)} of another input file (an earlier version of this one?): ` +
+        "add --force to forget them and verify this file (rows they covered are charged again), or give another --out",
     );
   }
   return state;
+}
+
+/** True when some rows went to the server: a job was made, or a submission may have been (its answer never came). */
+export function submittedAny(state: JobState): boolean {
+  return state.jobs.length > 0 || state.pending !== undefined;
+}
+
+/** "2 jobs (rows 1-4 of 5)": what the jobs file records, for messages. */
+export function describeJobs(state: JobState): string {
+  const ranges = [...state.jobs, ...(state.pending ? [state.pending] : [])];
+  const rows = ranges.reduce((sum, r) => sum + (r.end - r.start), 0);
+  const jobs = `${ranges.length} job${ranges.length === 1 ? "" : "s"}`;
+  return `${jobs} (${rows} of its ${state.input.rows} rows)`;
+}
+
+/** Records in the jobs file that the run ended with its results written to `out`. */
+export async function markFinished(path: string, state: JobState, out: string): Promise<void> {
+  state.finished = { at: new Date().toISOString(), out };
+  await saveJobState(path, state);
 }
 
 function isPendingSubmission(value: PendingSubmission, rows: number): boolean {

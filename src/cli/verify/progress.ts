@@ -6,12 +6,22 @@ import { MultiBar, type SingleBar } from "cli-progress";
 export interface Progress {
   /** Sets the count of addresses to verify; shows the bar or the first line. */
   start(total: number): void;
-  /** Addresses answered so far. */
-  update(done: number): void;
+  /** Addresses answered so far, and the addresses the server will try again (none when omitted). */
+  update(done: number, retries?: Retries): void;
   /** A line of text for the user, above the bar. */
   note(message: string): void;
   /** Ends the bar (or prints the last line). */
   stop(): void;
+}
+
+/**
+ * Addresses the server tried already and will try again (a greylisting server's delay, a mail or DNS server that did
+ * not answer in time), and when the first of them is due (ms since the epoch). Final answers alone would leave the
+ * count at 0 for as long as those wait: this says why nothing moves.
+ */
+export interface Retries {
+  waiting: number;
+  nextAt?: number;
 }
 
 export interface ProgressOptions {
@@ -31,7 +41,7 @@ function barProgress(stream: NodeJS.WriteStream): Progress {
   const bars = new MultiBar(
     {
       stream,
-      format: "{bar} {percentage}% | {value}/{total} addresses | {speed} | ETA {eta_formatted}",
+      format: "{bar} {percentage}% | {value}/{total} addresses | {speed} | ETA {eta_formatted}{retries}",
       hideCursor: true,
       clearOnComplete: false,
       etaBuffer: 20,
@@ -44,10 +54,11 @@ function barProgress(stream: NodeJS.WriteStream): Progress {
   const speed = (done: number) => `${((done * 1000) / Math.max(1, Date.now() - started)).toFixed(1)}/s`;
   return {
     start(total) {
-      bar = bars.create(total, 0, { speed: speed(0) });
+      bar = bars.create(total, 0, { speed: speed(0), retries: "" });
     },
-    update(done) {
-      bar?.update(done, { speed: speed(done) });
+    update(done, retries) {
+      const waiting = retries && retries.waiting > 0 ? ` | ${describeRetries(retries, Date.now())}` : "";
+      bar?.update(done, { speed: speed(done), retries: waiting });
     },
     note(message) {
       // MultiBar.log wants the line end and only buffers: update() prints it above the bar now, not at the next
@@ -68,16 +79,20 @@ function lineProgress(options: Required<Pick<ProgressOptions, "stream">> & Progr
   let total = 0;
   let done = 0;
   let started = now();
+  let retries: Retries = { waiting: 0 };
   let lastLine = Number.NEGATIVE_INFINITY;
   let lastDone = -1;
+  let lastWaiting = 0;
   const line = () => {
     lastLine = now();
     lastDone = done;
+    lastWaiting = retries.waiting;
     const seconds = (now() - started) / 1000;
     const rate = seconds > 0 ? done / seconds : 0;
     const percent = total > 0 ? Math.floor((done * 100) / total) : 100;
     const eta = rate > 0 && done < total ? `, ETA ${formatDuration((total - done) / rate)}` : "";
-    stream.write(`verify: ${done}/${total} addresses (${percent}%), ${rate.toFixed(1)}/s${eta}\n`);
+    const waiting = retries.waiting > 0 ? `, ${describeRetries(retries, now())}` : "";
+    stream.write(`verify: ${done}/${total} addresses (${percent}%), ${rate.toFixed(1)}/s${eta}${waiting}\n`);
   };
   return {
     start(count) {
@@ -85,17 +100,29 @@ function lineProgress(options: Required<Pick<ProgressOptions, "stream">> & Progr
       started = now();
       line();
     },
-    update(count) {
+    update(count, waiting = { waiting: 0 }) {
       done = count;
-      if (done !== lastDone && now() - lastLine >= everyMs) line();
+      retries = waiting;
+      // Addresses starting or ending a wait for a retry are news at once: it is why the count stands still.
+      const turned = retries.waiting > 0 !== lastWaiting > 0;
+      const changed = done !== lastDone || retries.waiting !== lastWaiting;
+      if (turned || (changed && now() - lastLine >= everyMs)) line();
     },
     note(message) {
       stream.write(`${message}\n`);
     },
     stop() {
-      if (done !== lastDone) line();
+      if (done !== lastDone || retries.waiting !== lastWaiting) line();
     },
   };
+}
+
+/** "3 waiting for a retry, next in 45s" ("due now" once the time has come: it waits for a worker of the server). */
+export function describeRetries(retries: Retries, now: number): string {
+  const { waiting, nextAt } = retries;
+  const when =
+    nextAt === undefined ? "" : nextAt <= now ? ", due now" : `, next in ${formatDuration((nextAt - now) / 1000)}`;
+  return `${waiting} waiting for a retry${when}`;
 }
 
 /** 75 -> "1m15s", 3700 -> "1h01m". */

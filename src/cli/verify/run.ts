@@ -8,17 +8,20 @@ import { sleep } from "../../async/deadline.ts";
 import { dedupeKey } from "../../jobs/dedupe.ts";
 import { type CsvTable, csvLines, parseCsvTable, VERDICT_COLUMNS } from "../../jobs/csv_table.ts";
 import { EMAIL_MAX_LENGTH, isStorableText } from "../../http/schemas.ts";
-import type { ApiClient, JobProgress } from "./api_client.ts";
+import { type ApiClient, ApiError, type JobProgress } from "./api_client.ts";
 import {
+  describeJobs,
   fingerprint,
   type JobState,
   loadJobState,
+  markFinished,
   newJobState,
   pendingRanges,
   type SubmittedJob,
   saveJobState,
+  submittedAny,
 } from "./job_state.ts";
-import type { Progress } from "./progress.ts";
+import type { Progress, Retries } from "./progress.ts";
 
 export interface RunOptions {
   /** The input file's bytes. */
@@ -28,6 +31,8 @@ export interface RunOptions {
   /** The jobs file; undefined: nothing is recorded (results to stdout without --state). */
   statePath: string | undefined;
   resume: boolean;
+  /** Start over: the jobs file's record is not read, and is replaced. */
+  force?: boolean;
   pollMs: number;
   signal?: AbortSignal;
 }
@@ -41,6 +46,8 @@ export interface RunOutcome {
   rowsTotal: number;
   /** The server's words when the quota was spent. */
   quotaDetail?: string;
+  /** Records in the jobs file that the results were written to `out` (the next run then says so). */
+  recordFinished(out: string): Promise<void>;
 }
 
 /**
@@ -52,15 +59,13 @@ export class RunError extends Error {
 }
 
 export async function runVerify(options: RunOptions): Promise<RunOutcome> {
-  const { input, client, progress, statePath, resume, pollMs, signal } = options;
+  const { input, client, progress, statePath, resume, force = false, pollMs, signal } = options;
   const table = readTable(input);
   const identity = { sha256: fingerprint(input), rows: table.rows.length };
-  const saved = statePath === undefined ? undefined : await loadJobState(statePath, identity);
-  if (saved && !resume) {
-    throw new RunError(
-      `Cannot start over: ${statePath} records jobs already submitted for this file (add --resume to go on from them, or delete it)`,
-    );
-  }
+  const recorded = statePath === undefined || force ? undefined : await loadJobState(statePath, identity);
+  // A record of nothing submitted (the server refused the first submission) holds nothing to keep or to pay twice.
+  const saved = recorded && submittedAny(recorded) ? recorded : undefined;
+  if (saved && !resume) throw new RunError(startOverRefusal(statePath!, saved));
   const state = saved ?? newJobState(identity.sha256, identity.rows);
   const save = () => (statePath === undefined ? Promise.resolve() : saveJobState(statePath, state));
   if (saved) await forgetGoneJobs(state, client, progress, save);
@@ -81,7 +86,25 @@ export async function runVerify(options: RunOptions): Promise<RunOutcome> {
     rowsWritten: written.length - 1,
     rowsTotal: table.rows.length,
     quotaDetail,
+    recordFinished: (out) => (statePath === undefined ? Promise.resolve() : markFinished(statePath, state, out)),
   };
+}
+
+/** Why a run does not start over a jobs file of this input, what it holds, and the ways on. */
+function startOverRefusal(statePath: string, saved: JobState): string {
+  if (saved.finished !== undefined) {
+    return (
+      `Cannot start over: ${statePath} records a finished run of this file (${describeJobs(saved)}, results written ` +
+      `to ${saved.finished.out === "-" ? "stdout" : saved.finished.out}): add --force to verify every row again ` +
+      "(charged again), give another --out, or add --resume to write the same results again without charge (the " +
+      "server keeps its jobs 48 hours)"
+    );
+  }
+  return (
+    `Cannot start over: ${statePath} records ${describeJobs(saved)} already submitted for this file by a run that ` +
+    "did not finish: add --resume to go on from them without paying for them again, or --force to start over (they " +
+    "are charged again)"
+  );
 }
 
 function readTable(input: Uint8Array): CsvTable {
@@ -135,7 +158,17 @@ async function submitPending(
       await save();
     }
     const rows = table.rows.slice(range.start, range.end);
-    const outcome = await client.submit(csvLines([table.columns, ...rows]), state.pending.key);
+    const outcome = await client.submit(csvLines([table.columns, ...rows]), state.pending.key).catch(async (error) => {
+      // A refusal (400 invalid rows, 401, 403…) made no job: the record must not say a submission may have.
+      if (!(error instanceof ApiError && error.status >= 400 && error.status < 500)) throw error;
+      state.pending = undefined;
+      await save();
+      throw new ApiError(
+        `${error.message} (no job was made for rows ${range.start + 1}-${range.end}: once corrected, run the same ` +
+          "command again)",
+        error.status,
+      );
+    });
     if (outcome.kind !== "accepted") state.pending = undefined; // refused: no job holds the key
     if (outcome.kind === "quota") {
       await save();
@@ -174,14 +207,25 @@ async function collectResults(
   const jobs = [...state.jobs].sort((a, b) => a.start - b.start);
   const total = jobs.reduce((sum, job) => sum + job.total, 0);
   const processed = new Map<string, number>();
+  const waiting = new Map<string, Retries>();
   const done = () => [...processed.values()].reduce((sum, n) => sum + n, 0);
+  /** The jobs' retries together: how many wait, and the first due. */
+  const retries = (): Retries => {
+    const all = [...waiting.values()];
+    const dues = all.flatMap((r) => (r.nextAt === undefined ? [] : [r.nextAt]));
+    return {
+      waiting: all.reduce((sum, r) => sum + r.waiting, 0),
+      nextAt: dues.length > 0 ? Math.min(...dues) : undefined,
+    };
+  };
   /** Counts what a read says the job has done; a job the server no longer has ends the run. */
   const seen = <Read extends JobProgress>(job: SubmittedJob, progressed: Read | undefined): Read => {
     if (progressed === undefined) {
       throw new RunError(`Cannot read job ${job.job_id}: the server no longer has it (run again with --resume)`);
     }
     processed.set(job.job_id, progressed.processed);
-    progress.update(done());
+    waiting.set(job.job_id, { waiting: progressed.retrying, nextAt: progressed.nextRetryAt });
+    progress.update(done(), retries());
     return progressed;
   };
   const ended = (job: JobProgress) => job.status === "completed" || job.status === "failed";

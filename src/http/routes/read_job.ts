@@ -1,8 +1,8 @@
 // GET /v1/jobs/{id}: its own 60/min bucket, no quota, and one 404 for unknown, expired and foreign jobs alike (the
 // store answers all three through the same query, so neither body nor timing tells them apart).
 // Extensions (issue 13, described in the OpenAPI document): `?offset=N&limit=M` pages the results (default: all, as
-// the spec has it), every read carries `summary` (results so far by verdict), and `Accept: text/csv` gets the finished
-// rows as CSV in submission order, with the job's state in X-Job-* headers.
+// the spec has it), every read carries `summary` (results so far by verdict, and the items waiting for a retry), and
+// `Accept: text/csv` gets the finished rows as CSV in submission order, with the job's state in X-Job-* headers.
 import * as v from "valibot";
 import { csvLines, VERDICT_COLUMNS, verdictCells } from "../../jobs/csv_table.ts";
 import type { JobTable } from "../../jobs/job_store.ts";
@@ -104,6 +104,8 @@ function csvResponse(table: JobTable, headers: Record<string, string>): Response
       "x-job-status": job.status,
       "x-job-total": String(job.total),
       "x-job-processed": String(rows.length),
+      "x-job-retrying": String(job.summary.retrying),
+      ...(job.summary.next_retry_at === null ? {} : { "x-job-next-retry-at": job.summary.next_retry_at }),
     },
   });
 }
