@@ -275,7 +275,7 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
       // "Monsieur", "Pasteur", "Madame" found without their type.)
       if (hit.scores.name > 0 && q.key.nameTokens.every(isTitle)) break;
       // Beyond the length budget only with the evidence of a wide lead (fuzzy_budget.ts, STRETCH_LEAD).
-      if (!stretchIsClear(query, scopes, hit)) continue;
+      if (!stretchIsClear(query, scopes, hit, hasNumber)) continue;
       // A slip in a place the user did not give, with a house number that street lacks: three things wrong at once,
       // and no evidence for any ("72 Rue de Pitet, 75018" was Rue Pihet in the 11th, `house_number_out_of_range`).
       if (i > 0 && hit.scores.name > 0 && hasNumber !== hasNoNumber && !hasNumber(hit)) continue;
