@@ -31,7 +31,7 @@ import {
   searchTiers,
   streetQuery,
 } from "./match/search_order.ts";
-import { exactStreets, type StreetQuery, streetsNamedAs } from "./match/street_search.ts";
+import { exactStreets, nameWordsOf, type StreetQuery, streetsNamedAs } from "./match/street_search.ts";
 import { countryOfPostcode, isFrance } from "./parse/country.ts";
 import { type ParsedAddress, parseAddress } from "./parse/parse_address.ts";
 import type { Reference } from "./reference/reference.ts";
@@ -264,8 +264,14 @@ function numberWithinSameStreet(
   suffix: string | null,
 ): { found: Found; check: NumberCheck } | null {
   const scopes = scoped.find((s) => s.tier === found.tier)?.scopes ?? [];
+  const { index, street } = found.hit;
+  const commune = index.st.stCommune[street];
+  const words = nameWordsOf(index.streetName(street));
   for (const hit of streetsNamedAs(found.hit, scopes)) {
-    if (hit.index === found.hit.index && hit.street === found.hit.street) continue;
+    // Another commune's part of this street: not another street of this commune that the key reads alike ("Rue sous
+    // les Vignes" beside "Rue des Vignes").
+    if (hit.index === index && hit.index.st.stCommune[hit.street] === commune) continue;
+    if (nameWordsOf(hit.index.streetName(hit.street)) !== words) continue;
     const check = checkHouseNumber(hit.index, { street: hit.street, number: num, suffix });
     if (check.status !== "out_of_range") return { found: { ...found, hit }, check };
   }

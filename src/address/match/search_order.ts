@@ -9,7 +9,14 @@ import { STOP_WORDS } from "../normalize/stop_words.ts";
 import { guessStreetType, LIEU_DIT } from "../normalize/street_types.ts";
 import { LATER_TIER_MAX_EDITS } from "./fuzzy_budget.ts";
 import { initialsOf, initialsStreets, keyDroppedInitial } from "./initials.ts";
-import { addsTitles, cutAtPerson, cutNameStreets, leavesOut, leftOutWordsStreets } from "./left_out_words.ts";
+import {
+  addsTitles,
+  cutAtPerson,
+  cutNameStreets,
+  leavesOut,
+  leftOutWordsStreets,
+  wordsLeftOutStreets,
+} from "./left_out_words.ts";
 import type { SearchTier } from "./place.ts";
 import type { ScopedTier } from "./plan_cache.ts";
 import {
@@ -262,6 +269,17 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
     if (i === 0 && (found?.winners == null || found.winners[0]!.scores.name > 1)) {
       const winners = clearWinner(leftOutWordsStreets(q, scopes, addsTitles), hasNumber);
       if (winners) return { hit: pickByNumber(winners, hasNumber), tier, fuzzy: true };
+    }
+    // A word of the name left out, with the type and the number written, over another type or two slips: "2 Impasse
+    // du Moulin" is Impasse Sous-le-Moulin, which has the 2, not Rue du Moulin (left_out_words.ts).
+    const nearest = found?.winners?.[0];
+    if (
+      i === 0 &&
+      hasNumber !== hasNoNumber &&
+      (nearest === undefined || nearest.scores.name > 1 || nearest.scores.type > 0)
+    ) {
+      const winners = clearWinner(wordsLeftOutStreets(q, scopes, hasNumber));
+      if (winners) return { hit: winners[0]!, tier, fuzzy: true };
     }
     // Several streets of the first tier equally near ("10 Voltaire 75011": Boulevard, Cité, Impasse Voltaire): the
     // place the user gave has no one answer, and a later tier's single street of that name (Quai Voltaire, 75006) is
