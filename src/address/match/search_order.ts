@@ -320,10 +320,12 @@ function searchLastResort(q: StreetQuery, scoped: readonly ScopedTier[], hasNumb
 }
 
 /** Words written short that stand for several ("pte": porte, pointe or petite; "pr": professeur or père), so that
- *  normalize/expand_abbrev.ts leaves them as written. */
+ *  normalize/expand_abbrev.ts leaves them as written. "Cap." is the title Capitaine as officers' names are written
+ *  across France ("rue du Cap. Ferber") and a headland's word as written ("Rue du Cap Vert"), which the key keeps. */
 const AMBIGUOUS_ABBREVIATIONS: ReadonlyMap<string, readonly string[]> = new Map([
   ["pte", ["porte", "pointe", "petite"]],
   ["pr", ["professeur", "pere"]],
+  ["cap", ["capitaine", "cap"]],
 ]);
 
 /** Two ambiguous abbreviations in one name, at most three ways each. */
