@@ -24,7 +24,8 @@ export type EvalCategory =
   | "uncovered"
   | "suffix"
   | "name_number"
-  | "person_name";
+  | "person_name"
+  | "typo_two_letter";
 
 export interface EvalCase {
   category: EvalCategory;
@@ -37,10 +38,14 @@ export interface EvalCase {
   postcode: string | null;
   /** The house-number suffix the answer must print ("bis", "C", null), when the category checks it. */
   suffix?: string | null;
+  /** The street the line was written from, when the expected answer names none (two streets as near a slip: either
+   *  would be a guess). An answer naming another street than this one, or than `street`, is a wrong street. */
+  writtenFrom?: string;
 }
 
 export { seededRandom } from "../../test/helpers/seeded_random.ts";
 import { personNameCases } from "./person_name_cases.ts";
+import { twoLetterTypoCases } from "./two_letter_typo_cases.ts";
 import { seededRandom } from "../../test/helpers/seeded_random.ts";
 
 const ABBREVIATIONS: ReadonlyArray<readonly [RegExp, string]> = [
@@ -90,7 +95,8 @@ export interface EvalSetOptions {
   perCategory?: number;
   /** With the nationwide reference (and the tables it was packed from), the issue 14 categories are added: two-edit
    *  typos, messy lines, postcode/city mismatches, consistent pairs outside coverage, suffixes glued or spaced,
-   *  numbers inside names written in digits, and names of people shortened (person_name_cases.ts). */
+   *  numbers inside names written in digits, names of people shortened (person_name_cases.ts) and two-letter slips
+   *  (two_letter_typo_cases.ts). */
   nationwide?: { reference: Reference; tables: ReferenceTables };
 }
 
@@ -297,6 +303,7 @@ export function buildEvalSet(index: BanIndex, options: EvalSetOptions = {}): Eva
     out.push(...issue14Cases(index, { ...options.nationwide, seed, perCategory }));
     out.push(...typedNumberCases(index, { seed, perCategory }));
     out.push(...personNameCases(index, { seed, perCategory }));
+    out.push(...twoLetterTypoCases(index, { seed, perCategory }));
   }
   return out;
 }

@@ -31,7 +31,7 @@ import {
   searchTiers,
   streetQuery,
 } from "./match/search_order.ts";
-import { exactStreets, type StreetQuery, streetsNamedAs } from "./match/street_search.ts";
+import { exactStreets, nameWordsOf, type StreetQuery, streetsNamedAs } from "./match/street_search.ts";
 import { countryOfPostcode, isFrance } from "./parse/country.ts";
 import { type ParsedAddress, parseAddress } from "./parse/parse_address.ts";
 import type { Reference } from "./reference/reference.ts";
@@ -160,6 +160,9 @@ export class AddressMatcher {
     const notCovered =
       (coverage.communes > 0 && !coverage.covered) || (cedexOrUnlistedDepartement(p, plan) !== null && deliveryOnly);
     const unsearched = plan.unsearched ?? [];
+    // "99999": a postcode of no département, neither a commune's nor a delivery code: with a street, whatever the city,
+    // the address names no place (it was `postcode_not_covered` beside a commune outside the indexes).
+    const nowhere = postcodeOfNowhere(p, plan);
     if (p.street === null) {
       reasons.add("missing_street");
       for (const r of unsearched) reasons.add(r);
@@ -168,10 +171,14 @@ export class AddressMatcher {
         reasons.add("postcode_not_covered");
       }
       for (const r of plan.notFound) if (r === "postcode_city_mismatch" && (mismatch || !notCovered)) reasons.add(r);
-      return answer(reasons, placeOnly(p, plan, this.#ref));
+      // "99999 Belfort": the place is the city's, under its own postcode; the answer says the postcode changed.
+      const place = placeOnly(p, plan, this.#ref);
+      if (place !== null && p.postcode !== null && place.postcode !== p.postcode && !reasons.has("missing_postcode"))
+        reasons.add("postcode_corrected");
+      return answer(reasons, place);
     }
     if (notCovered) {
-      if (mismatch) return answer([...reasons, "postcode_city_mismatch"], null);
+      if (mismatch || nowhere) return answer([...reasons, "postcode_city_mismatch"], null);
       reasons.delete("postcode_city_mismatch");
       return answer([...reasons, ...unsearched, "postcode_not_covered"], null);
     }
@@ -220,13 +227,15 @@ export class AddressMatcher {
     if (found.fuzzy || found.hit.cost > 0) reasons.add("street_corrected");
 
     // 4. The house number.
-    const { index, street } = found.hit;
     let check: NumberCheck | null = null;
     if (num === null) reasons.add("missing_house_number");
     else {
-      check = checkHouseNumber(index, { street, number: num, suffix: p.suffix });
-      if (check.status === "out_of_range") reasons.add("house_number_out_of_range");
+      check = checkHouseNumber(found.hit.index, { street: found.hit.street, number: num, suffix: p.suffix });
+      const within = check.status === "out_of_range" ? numberWithinSameStreet(found, plan.scoped, num, p.suffix) : null;
+      if (within !== null) ({ found, check } = within);
+      else if (check.status === "out_of_range") reasons.add("house_number_out_of_range");
     }
+    const { index, street } = found.hit;
 
     // 5. The postcode and the normalized address.
     const postcode = choosePostcode(found.hit, check, plan);
@@ -242,6 +251,33 @@ export class AddressMatcher {
   }
 }
 
+/**
+ * "149 Rue Haxo, Paris": the street is in the 19th and the 20th, and 149, unlisted, lies within the 19th's numbers
+ * (with 75019 it is deliverable); the search, which breaks ties by numbers listed, took the 20th's, where 149 is out
+ * of range, and the line was `nonexistent`. The same street in another commune of the tier whose numbers take the
+ * number in is the street.
+ */
+function numberWithinSameStreet(
+  found: Found,
+  scoped: readonly ScopedTier[],
+  num: number,
+  suffix: string | null,
+): { found: Found; check: NumberCheck } | null {
+  const scopes = scoped.find((s) => s.tier === found.tier)?.scopes ?? [];
+  const { index, street } = found.hit;
+  const commune = index.st.stCommune[street];
+  const words = nameWordsOf(index.streetName(street));
+  for (const hit of streetsNamedAs(found.hit, scopes)) {
+    // Another commune's part of this street: not another street of this commune that the key reads alike ("Rue sous
+    // les Vignes" beside "Rue des Vignes").
+    if (hit.index === index && hit.index.st.stCommune[hit.street] === commune) continue;
+    if (nameWordsOf(hit.index.streetName(hit.street)) !== words) continue;
+    const check = checkHouseNumber(hit.index, { street: hit.street, number: num, suffix });
+    if (check.status !== "out_of_range") return { found: { ...found, hit }, check };
+  }
+  return null;
+}
+
 /** Whether the street found has its name, under its type, in another commune of the tier it was found in. */
 function inSeveralCommunes(found: Found, scoped: readonly ScopedTier[]): boolean {
   const scopes = scoped.find((s) => s.tier === found.tier)?.scopes ?? [];
@@ -249,6 +285,18 @@ function inSeveralCommunes(found: Found, scoped: readonly ScopedTier[]): boolean
     streetsNamedAs(found.hit, scopes).map((h) => `${h.index.departement} ${h.index.communeCode(h.street)}`),
   );
   return communes.size > 1;
+}
+
+/** A postcode of five figures that no commune has, whose first two are no département's nor an overseas
+ *  collectivity's ("99999", "00100", "96000"): no delivery code of anywhere either. (New Caledonia's secondary
+ *  postcodes, 988xx, are real though no package lists them.) */
+function postcodeOfNowhere(p: ParsedAddress, plan: { postcode: string | null }): boolean {
+  return (
+    p.postcode !== null &&
+    p.cedexDepartement === null &&
+    plan.postcode === null &&
+    /^(?:00|96|99)\d{3}$/.test(p.postcode)
+  );
 }
 
 /** The département a CEDEX line or a postcode absent from the nationwide table points to; null otherwise. */

@@ -7,6 +7,8 @@
 // - boundedDistance(): over two byte ranges, bounded, computing only the diagonal band that can stay within the
 //   bound. The address matcher compares names in place in the shared street index, without creating strings.
 //   stringDistance() is the same over two latin1 strings (city names, words of a street name).
+//   slipDistance() counts only letters dropped, added and swapped (a letter replaced is two): the slips of a hand that
+//   typed the right letters, not another name's.
 // - withinOneEdit(): at most one edit apart, without any table: the normalisers' test for a misspelt street type or
 //   ordinal word.
 //
@@ -56,13 +58,14 @@ export function editDistance(a: string, b: string, options: { cap?: number } = {
 const rows = { prev2: new Int32Array(256), prev: new Int32Array(256), cur: new Int32Array(256) };
 
 /** Distance between a[aStart..aEnd) and b[bStart..bEnd), or max + 1 when it is larger than max. Only the diagonal
- *  band |i - j| <= max is computed: cells outside it cannot lead to a distance within the bound. */
+ *  band |i - j| <= max is computed: cells outside it cannot lead to a distance within the bound. `substitution` is
+ *  what replacing one character costs (1; 2 counts only letters dropped, added or swapped, as slipDistance does). */
 export function boundedDistance(
   a: Uint8Array,
   b: Uint8Array,
-  range: { aStart: number; aEnd: number; bStart: number; bEnd: number; max: number },
+  range: { aStart: number; aEnd: number; bStart: number; bEnd: number; max: number; substitution?: number },
 ): number {
-  const { aStart, aEnd, bStart, bEnd, max } = range;
+  const { aStart, aEnd, bStart, bEnd, max, substitution = 1 } = range;
   const n = aEnd - aStart;
   const m = bEnd - bStart;
   if (Math.abs(n - m) > max) return max + 1;
@@ -86,7 +89,7 @@ export function boundedDistance(
     const ai = a[aStart + i - 1]!;
     for (let j = lo; j <= hi; j++) {
       const bj = b[bStart + j - 1]!;
-      let v = prev[j - 1]! + (ai === bj ? 0 : 1);
+      let v = prev[j - 1]! + (ai === bj ? 0 : substitution);
       const del = prev[j]! + 1;
       if (del < v) v = del;
       const ins = cur[j - 1]! + 1;
@@ -131,6 +134,17 @@ export function stringDistance(a: string, b: string, max: number): number {
   latinA = latin1Into(a, latinA);
   latinB = latin1Into(b, latinB);
   return boundedDistance(latinA, latinB, { aStart: 0, aEnd: a.length, bStart: 0, bEnd: b.length, max });
+}
+
+/** boundedDistance() with a replaced letter counted as two edits (one dropped, one added): letters left out ("Hles"
+ *  for Halles), typed twice or swapped are one edit each, as in the distance, and another letter typed for one is
+ *  not a slip of this kind. */
+export function slipDistance(
+  a: Uint8Array,
+  b: Uint8Array,
+  range: { aStart: number; aEnd: number; bStart: number; bEnd: number; max: number },
+): number {
+  return boundedDistance(a, b, { ...range, substitution: 2 });
 }
 
 /** True when a and b are at most one substitution, insertion, deletion or adjacent transposition apart: the cheap

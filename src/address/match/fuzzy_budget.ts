@@ -56,10 +56,24 @@ export const STRETCH_MIN_LENGTH = 5;
 export const STRETCHED_EDITS = 2;
 export const STRETCH_LEAD = 2;
 
-/** The budget of a name with the evidence rule: at least STRETCHED_EDITS from STRETCH_MIN_LENGTH letters on. */
+/**
+ * Letters left out, typed twice or swapped (slipDistance: a letter replaced by another is not such a slip) are how a
+ * hand in a hurry misspells a name it knows: "Rue des Hles" for Halles, "Rue Henn" for Henner, "Rue Chervel" for
+ * Chevreul, "Rue de Magnea" for Magenta. A name of SLIP_MIN_LENGTH letters or more may carry STRETCHED_EDITS such
+ * slips, in the first tier, when no other name of the scope is within SLIP_LEAD more slips of the same kind (a name
+ * that sounds the same, or is as near by the distance, still makes it ambiguous). Names of four letters had no second
+ * edit at all, and names of five to seven needed a lead of STRETCH_LEAD edits of any kind, which a short name rarely
+ * has over the streets of an arrondissement: these lines were street_not_found. Another letter in place of one
+ * ("Rue des Ménier" for Messier, "Rue du Payen" for Péan) is the mark of another name, and keeps STRETCH_LEAD.
+ */
+export const SLIP_MIN_LENGTH = 4;
+export const SLIP_LEAD = 2;
+
+/** The budget of a name with the evidence rule: at least STRETCHED_EDITS from SLIP_MIN_LENGTH letters on (under
+ *  STRETCH_MIN_LENGTH, slips of the hand only). */
 export function stretchedEdits(length: number): number {
   const base = maxEdits(length);
-  return length >= STRETCH_MIN_LENGTH ? Math.max(base, STRETCHED_EDITS) : base;
+  return length >= SLIP_MIN_LENGTH ? Math.max(base, STRETCHED_EDITS) : base;
 }
 
 /** Past the first tier of the search, the postcode or the city is already wrong: one slip more at most, not a

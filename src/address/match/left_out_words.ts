@@ -11,7 +11,7 @@ import { isStreetType } from "../normalize/street_types.ts";
 import { asciiBytes } from "../index/format.ts";
 import { MONTHS } from "../normalize/number_words.ts";
 import { EDIT_COST, MISSING_TYPE_COST } from "./fuzzy_budget.ts";
-import type { CommuneScope, StreetHit, StreetQuery } from "./street_search.ts";
+import { type CommuneScope, nameWordsOf, type StreetHit, type StreetQuery } from "./street_search.ts";
 
 /**
  * Whether the query is the name with titles or given names left out, sharing at least one other word: "rene
@@ -124,4 +124,47 @@ export function cutAtPerson(q: StreetQuery, cut: readonly StreetHit[]): StreetHi
     const added = h.index.streetKeyText(h.street).slice(headLength);
     return isTitleOrGivenName(added.split(" ", 1)[0]!) || (endsWithMonth && YEAR.test(added));
   });
+}
+
+/**
+ * Streets of the query's type, with the house number written, whose name has every word the query wrote, in order,
+ * and more: "2 Impasse du Moulin" for Impasse Sous-le-Moulin, "Rue des Vignes" for Rue sous les Vignes, "Impasse du
+ * Moulin" for Impasse du Vieux Moulin. A word left out is likelier than the type or two letters written wrong: the
+ * fuzzy pass answered Rue du Moulin (another type) and "Rue des Haies" Rue des Faines (two letters) where Rue sous les
+ * Haies has the number. "sur" and "sous" may be left out, never added: "Rue sur la Côte" is no Rue de la Côte.
+ * search_order.ts tries it when the fuzzy pass of the first tier found nothing, another type or two slips.
+ */
+export function wordsLeftOutStreets(
+  q: StreetQuery,
+  scopes: readonly CommuneScope[],
+  hasNumber: (hit: StreetHit) => boolean,
+): StreetHit[] {
+  const words = q.key.nameTokens;
+  const last = words.at(-1);
+  const type = q.key.type;
+  if (type === null || last === undefined || q.nameWords !== "") return [];
+  if (words.every((w) => isTitleOrGivenName(w) || SAINTS.has(w) || isStreetType(w))) return [];
+  const out: StreetHit[] = [];
+  for (const { index, communes } of scopes) {
+    for (const s of index.byLastWord(last)) {
+      if (!communes.includes(index.st.stCommune[s]!)) continue;
+      const t = index.st.stTypeLen[s]!;
+      const key = index.streetKeyText(s);
+      if (t === 0 || key.slice(0, t - 1) !== type) continue;
+      const name = key.slice(t).split(" ");
+      const same = name.length === words.length;
+      // The same key with "sous" or "sur" left out, or more words around the ones written.
+      if (same ? nameWordsOf(index.streetName(s)) === "" : !inOrder(words, name)) continue;
+      const hit: StreetHit = { index, street: s, cost: EDIT_COST, scores: { name: 1, type: 0 } };
+      if (hasNumber(hit)) out.push(hit);
+    }
+  }
+  return out;
+}
+
+/** Whether every word of `query` is in `name`, in the same order. */
+function inOrder(query: readonly string[], name: readonly string[]): boolean {
+  let j = 0;
+  for (const w of name) if (j < query.length && w === query[j]) j++;
+  return j === query.length;
 }

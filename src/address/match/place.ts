@@ -57,11 +57,15 @@ export function resolvePlace(p: ParsedAddress, ref: Reference): SearchPlan {
         if (domain.length === 0) continue;
         if (m.kind === "former") reasons.push("city_corrected");
         const group = unique([...m.communes, ...siblingsOf(domain)]);
+        // Last, the postcode's other communes: "5 Rue de l'Église, 90140 Froidefontaine" is Bourogne's (90140 too),
+        // whose exact name comes before any slip in Froidefontaine (it was Rue de l'Égalité there, which lacks the 5).
+        const otherCommunes = minus(byPostcode, group);
         return {
           reasons,
           tiers: [
             { communes: domain, onFound: [] },
             { communes: minus(group, domain), onFound: ["postcode_corrected"] },
+            ...(otherCommunes.length > 0 ? [{ communes: otherCommunes, onFound: ["city_corrected" as const] }] : []),
           ],
           notFound: [],
           postcode,

@@ -9,7 +9,14 @@ import { STOP_WORDS } from "../normalize/stop_words.ts";
 import { guessStreetType, LIEU_DIT } from "../normalize/street_types.ts";
 import { LATER_TIER_MAX_EDITS } from "./fuzzy_budget.ts";
 import { initialsOf, initialsStreets, keyDroppedInitial } from "./initials.ts";
-import { addsTitles, cutAtPerson, cutNameStreets, leavesOut, leftOutWordsStreets } from "./left_out_words.ts";
+import {
+  addsTitles,
+  cutAtPerson,
+  cutNameStreets,
+  leavesOut,
+  leftOutWordsStreets,
+  wordsLeftOutStreets,
+} from "./left_out_words.ts";
 import type { SearchTier } from "./place.ts";
 import type { ScopedTier } from "./plan_cache.ts";
 import {
@@ -263,6 +270,17 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
       const winners = clearWinner(leftOutWordsStreets(q, scopes, addsTitles), hasNumber);
       if (winners) return { hit: pickByNumber(winners, hasNumber), tier, fuzzy: true };
     }
+    // A word of the name left out, with the type and the number written, over another type or two slips: "2 Impasse
+    // du Moulin" is Impasse Sous-le-Moulin, which has the 2, not Rue du Moulin (left_out_words.ts).
+    const nearest = found?.winners?.[0];
+    if (
+      i === 0 &&
+      hasNumber !== hasNoNumber &&
+      (nearest === undefined || nearest.scores.name > 1 || nearest.scores.type > 0)
+    ) {
+      const winners = clearWinner(wordsLeftOutStreets(q, scopes, hasNumber));
+      if (winners) return { hit: winners[0]!, tier, fuzzy: true };
+    }
     // Several streets of the first tier equally near ("10 Voltaire 75011": Boulevard, Cité, Impasse Voltaire): the
     // place the user gave has no one answer, and a later tier's single street of that name (Quai Voltaire, 75006) is
     // no better a guess.
@@ -275,7 +293,7 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
       // "Monsieur", "Pasteur", "Madame" found without their type.)
       if (hit.scores.name > 0 && q.key.nameTokens.every(isTitle)) break;
       // Beyond the length budget only with the evidence of a wide lead (fuzzy_budget.ts, STRETCH_LEAD).
-      if (!stretchIsClear(query, scopes, hit)) continue;
+      if (!stretchIsClear(query, scopes, hit, hasNumber)) continue;
       // A slip in a place the user did not give, with a house number that street lacks: three things wrong at once,
       // and no evidence for any ("72 Rue de Pitet, 75018" was Rue Pihet in the 11th, `house_number_out_of_range`).
       if (i > 0 && hit.scores.name > 0 && hasNumber !== hasNoNumber && !hasNumber(hit)) continue;
@@ -302,10 +320,12 @@ function searchLastResort(q: StreetQuery, scoped: readonly ScopedTier[], hasNumb
 }
 
 /** Words written short that stand for several ("pte": porte, pointe or petite; "pr": professeur or père), so that
- *  normalize/expand_abbrev.ts leaves them as written. */
+ *  normalize/expand_abbrev.ts leaves them as written. "Cap." is the title Capitaine as officers' names are written
+ *  across France ("rue du Cap. Ferber") and a headland's word as written ("Rue du Cap Vert"), which the key keeps. */
 const AMBIGUOUS_ABBREVIATIONS: ReadonlyMap<string, readonly string[]> = new Map([
   ["pte", ["porte", "pointe", "petite"]],
   ["pr", ["professeur", "pere"]],
+  ["cap", ["capitaine", "cap"]],
 ]);
 
 /** Two ambiguous abbreviations in one name, at most three ways each. */

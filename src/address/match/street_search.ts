@@ -1,7 +1,7 @@
 // Street lookup among a set of communes: exact match keys through the hash tables, then a bounded fuzzy scan of the
 // communes' streets. Costs are named partial scores in half-edits (docs/style.md habit 11); what each slip costs and how
 // large a margin a fuzzy answer needs over the next different name are the fuzzy budget (fuzzy_budget.ts).
-import { boundedDistance, stringDistance } from "../../text/edit_distance.ts";
+import { boundedDistance, slipDistance, stringDistance } from "../../text/edit_distance.ts";
 import type { BanIndex } from "../index/ban_index.ts";
 import { asciiBytes, letterMask } from "../index/format.ts";
 import type { StreetKey } from "../normalize/match_key.ts";
@@ -21,9 +21,11 @@ import {
   MISSING_TYPE_COST,
   OTHER_TYPE_COST,
   PHONETIC_EDITS,
+  SLIP_LEAD,
   STRAY_ARTICLE_EDITS,
   STRAY_ARTICLE_MAX_LENGTH,
   STRETCH_LEAD,
+  STRETCH_MIN_LENGTH,
   stretchedEdits,
   TYPE_ALLOWANCE,
   WORD_EDIT_DIVISOR,
@@ -407,11 +409,37 @@ function pushHit(
 }
 
 /** A winner that spent more edits than its name's length allows must lead every other name of the scope by
- *  STRETCH_LEAD edits: no other name within that many edits more than its own. */
-export function stretchIsClear(q: StreetQuery, scopes: readonly CommuneScope[], winner: StreetHit): boolean {
-  if (winner.scores.name <= q.lengthEdits) return true;
-  const rivals = fuzzyStreets(q, scopes, { maxEdits: winner.scores.name + STRETCH_LEAD - 1, beyondBudget: true });
-  return rivals.every((h) => sameName(h, winner));
+ *  STRETCH_LEAD edits: no other name within that many edits more than its own. When its edits are all letters left
+ *  out, typed twice or swapped (slipDistance), the lead is counted in such slips (SLIP_LEAD): a rival within that
+ *  many edits only by letters replaced is another name, not a reading of this one, and a rival no nearer that lacks
+ *  the house number the winner has is no reading of the line either. A name under STRETCH_MIN_LENGTH letters is
+ *  stretched by such slips only. */
+export function stretchIsClear(
+  q: StreetQuery,
+  scopes: readonly CommuneScope[],
+  winner: StreetHit,
+  hasNumber: (hit: StreetHit) => boolean,
+): boolean {
+  const edits = winner.scores.name;
+  if (edits <= q.lengthEdits) return true;
+  const handSlips = winner.soundOnly !== true && slipEdits(q, winner, edits) <= edits;
+  if (!handSlips && q.nameBytes.length < STRETCH_MIN_LENGTH) return false;
+  const lead = handSlips ? SLIP_LEAD : STRETCH_LEAD;
+  const rivals = fuzzyStreets(q, scopes, { maxEdits: edits + lead - 1, beyondBudget: true });
+  const numbered = hasNumber(winner);
+  const noReading = (h: StreetHit) =>
+    (numbered && h.scores.name >= edits && !hasNumber(h)) ||
+    (h.soundOnly !== true && slipEdits(q, h, edits + lead - 1) >= edits + lead);
+  return rivals.every((h) => sameName(h, winner) || (handSlips && noReading(h)));
+}
+
+/** The slips of the hand (slipDistance) between the query's name and the hit's, or max + 1 when more. */
+function slipEdits(q: StreetQuery, hit: StreetHit, max: number): number {
+  const { st, blob } = hit.index;
+  const t = st.stTypeLen[hit.street]!;
+  const start = st.stKeyOff[hit.street]! + t;
+  const end = st.stKeyOff[hit.street]! + st.stKeyLen[hit.street]!;
+  return slipDistance(q.nameBytes, blob, { aStart: 0, aEnd: q.nameBytes.length, bStart: start, bEnd: end, max });
 }
 
 /** The streets of these scopes that carry the hit's own key (same type and name), scored as the hit: the same name is

@@ -193,7 +193,7 @@ function splitLine(line: string): LineParts {
       segments.length >= 2 &&
       !afterNumber &&
       !numberedStreet &&
-      !startsWithStreetType(last) &&
+      (!startsWithStreetType(last) || TYPE_WORD_OF_TOWN.test(last)) &&
       !NUMBER_OF_PLACE.test(last)
     ) {
       city = segments.pop()!;
@@ -207,6 +207,10 @@ function splitLine(line: string): LineParts {
 // it names no city, and read as one it named nothing (nonexistent).
 const NUMBER_OF_PLACE =
   /^(?:\d{2}|2[ab]|97\d|\d{1,2}\s*(?:er|e|ème|eme|ième|ieme)(?:\s*(?:arr|arrt|arrondissement)\.?)?)$/i;
+
+// Towns whose name begins with a street type's word joined by a hyphen: "…, Pointe-à-Pitre", "…, Bourg-en-Bresse",
+// "…, Pont-Audemer", "…, Port-Vendres" after a comma are the city (read as a street, the line had no city).
+const TYPE_WORD_OF_TOWN = /^(?:bourg|pont|port|pointe)-\p{L}/iu;
 
 /** The text's first word is a street type: "rue de Rivoli 10", "av. Foch". */
 function startsWithStreetType(text: string): boolean {
