@@ -13,6 +13,9 @@ import { startAddressService, type AddressService } from "./address/service.ts";
 import { createJobQueue } from "./jobs/job_queue.ts";
 import { startJobRunner, type JobRunner } from "./jobs/runner.ts";
 import { startSweeper, type Sweeper } from "./jobs/sweeper.ts";
+import { startCallbackDeliverer, type CallbackDeliverer } from "./callbacks/deliverer.ts";
+import { callbackPolicy } from "./callbacks/callback_target.ts";
+import { createDnsResolver } from "./email/net/mx_resolver.ts";
 import type { AddressVerifier, Services } from "./services.ts";
 import { createMetrics } from "./metrics/metrics.ts";
 
@@ -39,6 +42,7 @@ async function main(): Promise<void> {
   let server: RunningServer | undefined;
   let runner: JobRunner | undefined;
   let sweeper: Sweeper | undefined;
+  let callbacks: CallbackDeliverer | undefined;
   if (!working && core.db.kind === "embedded") {
     log.warn(
       "nobody works bulk jobs: ROLE=api on the embedded database; use ROLE=all, or DATABASE_URL with worker processes",
@@ -65,6 +69,15 @@ async function main(): Promise<void> {
       timeoutRetryDelayMs: coolOffFor(config.probeTimeoutMs) + config.probeTimeoutMs,
     });
     sweeper = startSweeper({ sql: core.db.sql, log });
+    // Completion callbacks are sent by the processes that work jobs, whatever kind of job ended.
+    callbacks = startCallbackDeliverer({
+      sql: core.db.sql,
+      log,
+      policy: callbackPolicy({ allowCidrs: config.callbackAllowCidrs, allowHttpHosts: config.callbackAllowHttpHosts }),
+      resolver: createDnsResolver({ servers: config.dnsServers, timeoutMs: config.callbackTimeoutMs }),
+      publicUrl: () => config.publicUrl,
+      timeoutMs: config.callbackTimeoutMs,
+    });
   };
   if (serving) {
     const jobs = createJobQueue(core.db.sql);
@@ -76,7 +89,15 @@ async function main(): Promise<void> {
       address: address as AddressVerifier,
       egress,
       metrics,
-      jobs: { ...jobs, submit: (...args) => jobs.submit(...args).finally(() => runner?.wake()) },
+      // A job stored already ended (test keys) has its callback due at once.
+      jobs: {
+        ...jobs,
+        submit: (...args) =>
+          jobs.submit(...args).finally(() => {
+            runner?.wake();
+            if (args[2]?.callbackUrl !== undefined) callbacks?.wake();
+          }),
+      },
     };
     server = await serve(createApp(services), {
       port: config.port,
@@ -112,6 +133,7 @@ async function main(): Promise<void> {
     // Stop accepting and finish what is in flight, then hand claimed job items back, then close the stores.
     await server?.close();
     await runner?.stop();
+    await callbacks?.stop();
     await sweeper?.stop();
     await address?.close();
     await email.close();

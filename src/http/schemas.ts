@@ -4,6 +4,7 @@ import * as v from "valibot";
 import { ADDRESS_REASONS, ADDRESS_VERDICTS } from "../address/vocabulary.ts";
 import { CHECK_NAMES, CHECK_STATUSES, EMAIL_REASONS, VERDICTS, type CheckName } from "../email/vocabulary.ts";
 import { JOB_STATUSES } from "../jobs/job_store.ts";
+import { CALLBACK_URL_MAX_LENGTH } from "../callbacks/callback_target.ts";
 
 export const EMAIL_MAX_LENGTH = 320;
 
@@ -62,12 +63,26 @@ export const SignupRequestSchema = v.object({
   country: Field("Country of the address when the address has none."),
 });
 
+/** Every bulk submission's optional completion callback (http/callback_url.ts judges it against the policy). */
+export const CallbackUrlSchema = v.optional(
+  v.pipe(
+    Text(),
+    v.maxLength(CALLBACK_URL_MAX_LENGTH),
+    v.description(
+      "An extension: gets one POST when the job ends (completed or failed), signed with the account's callback secret " +
+        "(header Vrai-Signature). https, or http only to the hosts the operator allows; never a private or loopback " +
+        "address. A CSV upload sends it as the callback_url query parameter.",
+    ),
+  ),
+);
+
 export const BulkRequestSchema = v.object({
   emails: v.pipe(
     v.array(EmailString),
     v.minLength(1),
     v.description("At most 5000 addresses (the plan may allow fewer); duplicates are removed, case-insensitively."),
   ),
+  callback_url: CallbackUrlSchema,
 });
 
 export const JobIdSchema = v.pipe(v.string(), v.uuid(), v.description("Job id (uuid)."));
