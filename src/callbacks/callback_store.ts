@@ -59,7 +59,11 @@ export interface CallbackStore {
    * Writes an attempt's outcome while the lease is still the claimer's; the callback fails for good when the next
    * attempt would come later than `giveUpAfterMs` after its first. Answers whether it was written.
    */
-  record(callback: DueCallback, outcome: AttemptOutcome, options: { giveUpAfterMs: number } & ClockOption): Promise<boolean>;
+  record(
+    callback: DueCallback,
+    outcome: AttemptOutcome,
+    options: { giveUpAfterMs: number } & ClockOption,
+  ): Promise<boolean>;
   /** Hands back every callback the owner holds (a graceful stop): its attempt does not count. */
   release(owner: string): Promise<number>;
 }
@@ -105,7 +109,8 @@ export function createCallbackStore(sql: Sql): CallbackStore {
     options: { limit: number; leaseMs: number } & ClockOption,
   ): Promise<DueCallback[]> {
     const { limit, leaseMs, now } = options;
-    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`Cannot claim callbacks: limit must be >= 1, got ${limit}`);
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new RangeError(`Cannot claim callbacks: limit must be >= 1, got ${limit}`);
     if (!(leaseMs > 0)) throw new RangeError(`Cannot claim callbacks: leaseMs must be > 0, got ${leaseMs}`);
     // SKIP LOCKED lets two deliverers pass each other's rows; a row leased meanwhile fails the WHERE clause, which
     // PostgreSQL checks again on the row it locks.

@@ -19,7 +19,10 @@ export interface CallbackPolicy {
 export const CALLBACK_URL_MAX_LENGTH = 2048;
 
 /** The policy of the configuration's two lists; throws RangeError naming a bad entry. */
-export function callbackPolicy(options: { allowCidrs: readonly string[]; allowHttpHosts: readonly string[] }): CallbackPolicy {
+export function callbackPolicy(options: {
+  allowCidrs: readonly string[];
+  allowHttpHosts: readonly string[];
+}): CallbackPolicy {
   const allowCidrs = options.allowCidrs.map((text) => {
     try {
       return parseCidr(text);

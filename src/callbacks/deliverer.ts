@@ -83,10 +83,15 @@ export function startCallbackDeliverer(options: CallbackDelivererOptions): Callb
   async function attempt(callback: DueCallback): Promise<AttemptOutcome> {
     const retryInMs = callbackRetryDelay(callback.attempts, retry);
     const job = await jobs.read(callback.accountId, callback.jobId, { limit: 0 });
-    if (job === undefined) return { delivered: false, status: null, error: "the job has expired", final: true, retryInMs };
+    if (job === undefined)
+      return { delivered: false, status: null, error: "the job has expired", final: true, retryInMs };
     const { results: _results, callback: _callback, ...notice } = job;
     const body = JSON.stringify({ ...notice, poll: `${publicUrl()}/v1/jobs/${job.job_id}` });
-    const signature = signatureHeader(body, await secrets.signingSecrets(callback.accountId), Math.floor(Date.now() / 1000));
+    const signature = signatureHeader(
+      body,
+      await secrets.signingSecrets(callback.accountId),
+      Math.floor(Date.now() / 1000),
+    );
     const outcome = await postCallback(callback.url, {
       body,
       headers: { "content-type": "application/json", "user-agent": CALLBACK_USER_AGENT, [SIGNATURE_HEADER]: signature },
@@ -95,7 +100,8 @@ export function startCallbackDeliverer(options: CallbackDelivererOptions): Callb
       timeoutMs,
       signal: stopping.signal,
     });
-    if ("refused" in outcome) return { delivered: false, status: null, error: `refused: ${outcome.refused}`, final: true, retryInMs };
+    if ("refused" in outcome)
+      return { delivered: false, status: null, error: `refused: ${outcome.refused}`, final: true, retryInMs };
     if ("error" in outcome) return { delivered: false, status: null, error: outcome.error, retryInMs };
     const delivered = outcome.status >= 200 && outcome.status < 300;
     return {
@@ -117,7 +123,10 @@ export function startCallbackDeliverer(options: CallbackDelivererOptions): Callb
     } catch (error) {
       // Stopped, or the database failed: the lease runs out (or is handed back) and the callback is tried again.
       if (stopping.signal.aborted) return;
-      log.warn("callback attempt not recorded", { ...fields, error: error instanceof Error ? error.message : String(error) });
+      log.warn("callback attempt not recorded", {
+        ...fields,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
 

@@ -18,7 +18,11 @@ export function callbackUrlSent(request: Request, member: string | undefined): s
 }
 
 /** The submission's callback URL, or undefined when it asks for none; throws 400 invalid-request when it is refused. */
-export function callbackUrlOf(request: Request, member: string | undefined, policy: CallbackPolicy): string | undefined {
+export function callbackUrlOf(
+  request: Request,
+  member: string | undefined,
+  policy: CallbackPolicy,
+): string | undefined {
   const query = queryParameter(request);
   const refuse = (message: string): never => {
     throw new HttpError("invalid-request", `Cannot accept batch: ${message}`, {

@@ -89,7 +89,10 @@ async function receiverFor(t: Parameters<typeof startTestServer>[0], script?: Ar
 }
 
 async function submit(started: Started, callbackUrl: string) {
-  const response = await started.server.post("/v1/email/bulk", started.key, { emails: EMAILS, callback_url: callbackUrl });
+  const response = await started.server.post("/v1/email/bulk", started.key, {
+    emails: EMAILS,
+    callback_url: callbackUrl,
+  });
   assert.equal(response.status, 202, await response.clone().text());
   return (await response.json()).job_id as string;
 }
@@ -202,11 +205,17 @@ for (const kind of ["embedded", "postgres"] as const) {
     assert.ok(third - second >= 600, `second wait ${third - second} ms`);
     const bodies = new Set(receiver.calls.map((c) => c.body));
     assert.equal(bodies.size, 1, "every attempt carries the same notice");
-    for (const call of receiver.calls) assert.ok(verifySignature(String(call.headers["vrai-signature"]), call.body, secret));
+    for (const call of receiver.calls)
+      assert.ok(verifySignature(String(call.headers["vrai-signature"]), call.body, secret));
   });
 
   test(`${kind}: a receiver that never answers is given up on at CALLBACK_TIMEOUT_MS and tried again`, async (t) => {
-    const started = await startServer(t, kind, { ...ALLOW_LOOPBACK, CALLBACK_TIMEOUT_MS: "400" }, { firstDelayMs: 1500 });
+    const started = await startServer(
+      t,
+      kind,
+      { ...ALLOW_LOOPBACK, CALLBACK_TIMEOUT_MS: "400" },
+      { firstDelayMs: 1500 },
+    );
     const receiver = await receiverFor(t, ["silent", 200]);
     const id = await submit(started, `${receiver.url}/hook`);
     await receiver.received(1);
@@ -285,7 +294,10 @@ for (const kind of ["embedded", "postgres"] as const) {
     assert.equal(csv.status, 400);
     assert.match((await csv.json()).detail, /10\.0\.0\.1 is a private address/);
     // A public https URL is accepted as written (its name is resolved when the job ends).
-    const ok = await server.post("/v1/email/bulk", key, { emails: EMAILS, callback_url: "https://hooks.example.com/x" });
+    const ok = await server.post("/v1/email/bulk", key, {
+      emails: EMAILS,
+      callback_url: "https://hooks.example.com/x",
+    });
     assert.equal(ok.status, 202);
   });
 

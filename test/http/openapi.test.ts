@@ -122,8 +122,10 @@ test("GET /v1/openapi.json, without a key", async (t) => {
   await t.test("every operation has an operationId and examples for every request and response", async () => {
     const ids = operations(doc).map(([, , op]) => op.operationId);
     assert.deepEqual(ids.sort(), [
+      "readCallbackSecret",
       "readJob",
       "readMetrics",
+      "rotateCallbackSecret",
       "submitBulkEmail",
       "verifyAddress",
       "verifyEmail",
