@@ -53,9 +53,10 @@ export function literalAddress(hostname: string): string | undefined {
   return isIP(bare) === 0 ? undefined : bare;
 }
 
-/** RFC 6761 §6.3: localhost names are this machine, whatever a resolver says. */
+/** RFC 6761 §6.3: localhost names are this machine, whatever a resolver says (written fully qualified too). */
 export function isLocalhostName(hostname: string): boolean {
-  return hostname === "localhost" || hostname.endsWith(".localhost");
+  const name = hostname.replace(/\.+$/, "");
+  return name === "localhost" || name.endsWith(".localhost");
 }
 
 /** Why `ip` may not be reached, or undefined when it may. */

@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import type { DatabaseKind } from "../helpers/database.ts";
+import { openDatabase } from "../../src/store/db.ts";
 import { createEmailEngine } from "../../src/email/engine.ts";
 import { startJobRunner } from "../../src/jobs/runner.ts";
 import { silentLogger } from "../../src/log.ts";
@@ -67,8 +68,16 @@ async function startServer(
   server.onClose(() => runner.stop());
   const { config } = server.services;
   for (let i = 0; i < deliverers; i++) {
+    // On PostgreSQL each further deliverer has a connection pool of its own, as another process would.
+    let sql = server.core.db.sql;
+    if (i > 0 && kind === "postgres") {
+      const [{ schema }] = await sql`select current_schema() as schema`;
+      const peer = await openDatabase(config, { schema: schema as string });
+      server.onClose(() => peer.close());
+      sql = peer.sql;
+    }
     const deliverer = startCallbackDeliverer({
-      sql: server.core.db.sql,
+      sql,
       log: silentLogger,
       policy: callbackPolicy({ allowCidrs: config.callbackAllowCidrs, allowHttpHosts: config.callbackAllowHttpHosts }),
       resolver: createDnsResolver({ servers: config.dnsServers, timeoutMs: 2000 }),
@@ -247,9 +256,12 @@ for (const kind of ["embedded", "postgres"] as const) {
     assert.equal(job.callback.last_status, 500);
     assert.equal(job.callback.last_error, "the receiver answered 500");
     assert.equal(job.callback.next_attempt_at, null);
-    // 100, 200, 400 ms between attempts, then the next (800 ms) would fall past the day: four attempts.
-    assert.equal(job.callback.attempts, 4);
-    assert.equal(receiver.calls.length, 4);
+    // 100, 200, 400 ms between attempts while they fit in the "day" (how many depends on the machine's pace; the
+    // store test counts them on a clock of its own): several attempts, each one a call, none after the day.
+    assert.ok(job.callback.attempts >= 2, `${job.callback.attempts} attempts`);
+    assert.equal(receiver.calls.length, job.callback.attempts);
+    await sleep(500);
+    assert.equal(receiver.calls.length, job.callback.attempts, "no call once failed");
   });
 
   test(`${kind}: callback targets that are private, loopback or not https are refused at submission`, async (t) => {
@@ -332,7 +344,7 @@ for (const kind of ["embedded", "postgres"] as const) {
     assert.equal(receiver.calls[0]!.headers.host, `${name}:${receiver.port}`, "the Host header names the URL's host");
   });
 
-  test(`${kind}: two deliverers on one database send each callback once`, async (t) => {
+  test(`${kind}: three deliverers on one database send each callback once`, async (t) => {
     const started = await startServer(t, kind, ALLOW_LOOPBACK, { firstDelayMs: 200 }, 3);
     const receiver = await receiverFor(t);
     const ids: string[] = [];
