@@ -41,6 +41,8 @@ export interface CallbackDelivererOptions {
   /** Callbacks sent at once, at most. */
   batchSize?: number;
   retry?: Partial<CallbackRetryPolicy>;
+  /** Certificate authorities trusted instead of Node's own (tests); unset: Node's. */
+  tlsCa?: string;
 }
 
 export interface CallbackDeliverer {
@@ -62,6 +64,7 @@ export function startCallbackDeliverer(options: CallbackDelivererOptions): Callb
     timeoutMs = 10_000,
     pollMs = 1_000,
     batchSize = 16,
+    tlsCa,
   } = options;
   const retry: CallbackRetryPolicy = { ...DEFAULT_CALLBACK_RETRY, ...options.retry };
   for (const [name, value] of Object.entries({ timeoutMs, pollMs, batchSize, ...retry })) {
@@ -99,6 +102,7 @@ export function startCallbackDeliverer(options: CallbackDelivererOptions): Callb
       resolver,
       timeoutMs,
       signal: stopping.signal,
+      tlsCa,
     });
     if ("refused" in outcome)
       return { delivered: false, status: null, error: `refused: ${outcome.refused}`, final: true, retryInMs };

@@ -24,6 +24,8 @@ export interface PostCallbackOptions {
   timeoutMs: number;
   /** Aborts the attempt (the deliverer stops). */
   signal?: AbortSignal;
+  /** Certificate authorities trusted instead of Node's own (tests); unset: Node's. */
+  tlsCa?: string;
 }
 
 /** What came of it: the receiver's status, a refusal by policy (final), or a failure to reach it (retried). */
@@ -33,7 +35,7 @@ export type PostOutcome = { status: number } | { refused: string } | { error: st
 const ANSWER_BODY_LIMIT = 64 * 1024;
 
 export async function postCallback(url: string, options: PostCallbackOptions): Promise<PostOutcome> {
-  const { body, headers, policy, resolver, timeoutMs, signal } = options;
+  const { body, headers, policy, resolver, timeoutMs, signal, tlsCa } = options;
   const limit = deadline(timeoutMs, { parents: [signal], what: "deliver the callback" });
   let agent: Agent | undefined;
   try {
@@ -53,6 +55,7 @@ export async function postCallback(url: string, options: PostCallbackOptions): P
     const family = isIP(target);
     agent = new Agent({
       connect: {
+        ...(tlsCa === undefined ? {} : { ca: tlsCa }),
         // Node's autoSelectFamily asks for every address (`all`); either way the one answer is the address checked.
         lookup: (_host: string, lookupOptions: { all?: boolean }, done: (...args: unknown[]) => void) => {
           if (lookupOptions?.all) done(null, [{ address: target, family }]);
@@ -75,8 +78,9 @@ export async function postCallback(url: string, options: PostCallbackOptions): P
     }
     if (limit.signal.aborted) throw limit.signal.reason;
     if (error instanceof DnsError) return { error: `cannot resolve the host (${error.code})` };
-    const code = (error as { code?: unknown }).code;
-    return { error: typeof code === "string" ? `cannot reach the receiver (${code})` : String(error) };
+    // The code or the error's name, never its message: it may quote the URL, whose path and query are the receiver's.
+    const { code, name } = error as { code?: unknown; name?: unknown };
+    return { error: `cannot reach the receiver (${typeof code === "string" ? code : String(name ?? "error")})` };
   } finally {
     limit.dispose();
     // Nothing of the attempt outlives it: the connection goes with its agent.

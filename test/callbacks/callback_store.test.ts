@@ -59,10 +59,16 @@ for (const kind of ["embedded", "postgres"] as const) {
         delivered_at: null,
       });
       assert.equal((await jobs.read(account, none.jobId, { now: at(1) }))?.callback, undefined);
-      assert.ok(await callbacks.record(due[0]!, { delivered: true, status: 204, error: null, retryInMs: 0 }, {
-        giveUpAfterMs,
-        now: at(2),
-      }));
+      assert.ok(
+        await callbacks.record(
+          due[0]!,
+          { delivered: true, status: 204, error: null, retryInMs: 0 },
+          {
+            giveUpAfterMs,
+            now: at(2),
+          },
+        ),
+      );
       const delivered = await jobs.read(account, ended.jobId, { now: at(3) });
       assert.deepEqual(delivered?.callback, {
         url: URL_A,
@@ -76,57 +82,72 @@ for (const kind of ["embedded", "postgres"] as const) {
       assert.deepEqual(await callbacks.claim("a", { limit: 10, leaseMs: 1000, now: at(10_000) }), [], "never again");
     });
 
-    await t.test("one deliverer at a time; a lease that ran out goes to the next, whose record alone counts", async () => {
-      const job = await jobs.submit(account, ["d@x.test"], {
-        callbackUrl: URL_A,
-        answers: [answer("d@x.test")],
-        now: at(100_000),
-      });
-      const now = at(100_001);
-      const [first, second] = await Promise.all([
-        callbacks.claim("first", { limit: 10, leaseMs: 5000, now }),
-        callbacks.claim("second", { limit: 10, leaseMs: 5000, now }),
-      ]);
-      assert.equal(first!.length + second!.length, 1, "claimed once");
-      const held = [...first!, ...second!][0]!;
-      assert.deepEqual(await callbacks.claim("third", { limit: 10, leaseMs: 5000, now: at(104_000) }), []);
-      // The holder died: its lease runs out and the next deliverer takes the callback, its attempt counted.
-      const [taken] = await callbacks.claim("third", { limit: 10, leaseMs: 5000, now: at(106_000) });
-      assert.equal(taken?.jobId, job.jobId);
-      assert.equal(taken?.attempts, 2);
-      const late = await callbacks.record(held, { delivered: true, status: 200, error: null, retryInMs: 0 }, {
-        giveUpAfterMs,
-        now: at(106_500),
-      });
-      assert.equal(late, false, "the former holder writes nothing");
-      assert.ok(
-        await callbacks.record(taken!, { delivered: false, status: 500, error: "the receiver answered 500", retryInMs: 30_000 }, {
-          giveUpAfterMs,
-          now: at(107_000),
-        }),
-      );
-      const read = await jobs.read(account, job.jobId, { now: at(107_001) });
-      assert.equal(read?.callback?.state, "pending");
-      assert.equal(read?.callback?.last_status, 500);
-      assert.equal(read?.callback?.next_attempt_at, at(137_000).toISOString());
-      assert.deepEqual(await callbacks.claim("x", { limit: 10, leaseMs: 5000, now: at(136_999) }), [], "not yet due");
-      const [again] = await callbacks.claim("x", { limit: 10, leaseMs: 5000, now: at(137_000) });
-      assert.equal(again?.attempts, 3);
-      // A graceful stop hands it back, its attempt uncounted.
-      assert.equal(await callbacks.release("x"), 1);
-      const [back] = await callbacks.claim("y", { limit: 10, leaseMs: 5000, now: at(137_001) });
-      assert.equal(back?.attempts, 3);
-      // Given up when the next attempt would come more than a day after the first.
-      assert.ok(
-        await callbacks.record(back!, { delivered: false, status: null, error: "no answer", retryInMs: giveUpAfterMs }, {
-          giveUpAfterMs,
-          now: at(137_002),
-        }),
-      );
-      const failed = await jobs.read(account, job.jobId, { now: at(137_003) });
-      assert.equal(failed?.callback?.state, "failed");
-      assert.equal(failed?.callback?.next_attempt_at, null);
-    });
+    await t.test(
+      "one deliverer at a time; a lease that ran out goes to the next, whose record alone counts",
+      async () => {
+        const job = await jobs.submit(account, ["d@x.test"], {
+          callbackUrl: URL_A,
+          answers: [answer("d@x.test")],
+          now: at(100_000),
+        });
+        const now = at(100_001);
+        const [first, second] = await Promise.all([
+          callbacks.claim("first", { limit: 10, leaseMs: 5000, now }),
+          callbacks.claim("second", { limit: 10, leaseMs: 5000, now }),
+        ]);
+        assert.equal(first!.length + second!.length, 1, "claimed once");
+        const held = [...first!, ...second!][0]!;
+        assert.deepEqual(await callbacks.claim("third", { limit: 10, leaseMs: 5000, now: at(104_000) }), []);
+        // The holder died: its lease runs out and the next deliverer takes the callback, its attempt counted.
+        const [taken] = await callbacks.claim("third", { limit: 10, leaseMs: 5000, now: at(106_000) });
+        assert.equal(taken?.jobId, job.jobId);
+        assert.equal(taken?.attempts, 2);
+        const late = await callbacks.record(
+          held,
+          { delivered: true, status: 200, error: null, retryInMs: 0 },
+          {
+            giveUpAfterMs,
+            now: at(106_500),
+          },
+        );
+        assert.equal(late, false, "the former holder writes nothing");
+        assert.ok(
+          await callbacks.record(
+            taken!,
+            { delivered: false, status: 500, error: "the receiver answered 500", retryInMs: 30_000 },
+            {
+              giveUpAfterMs,
+              now: at(107_000),
+            },
+          ),
+        );
+        const read = await jobs.read(account, job.jobId, { now: at(107_001) });
+        assert.equal(read?.callback?.state, "pending");
+        assert.equal(read?.callback?.last_status, 500);
+        assert.equal(read?.callback?.next_attempt_at, at(137_000).toISOString());
+        assert.deepEqual(await callbacks.claim("x", { limit: 10, leaseMs: 5000, now: at(136_999) }), [], "not yet due");
+        const [again] = await callbacks.claim("x", { limit: 10, leaseMs: 5000, now: at(137_000) });
+        assert.equal(again?.attempts, 3);
+        // A graceful stop hands it back, its attempt uncounted.
+        assert.equal(await callbacks.release("x"), 1);
+        const [back] = await callbacks.claim("y", { limit: 10, leaseMs: 5000, now: at(137_001) });
+        assert.equal(back?.attempts, 3);
+        // Given up when the next attempt would come more than a day after the first.
+        assert.ok(
+          await callbacks.record(
+            back!,
+            { delivered: false, status: null, error: "no answer", retryInMs: giveUpAfterMs },
+            {
+              giveUpAfterMs,
+              now: at(137_002),
+            },
+          ),
+        );
+        const failed = await jobs.read(account, job.jobId, { now: at(137_003) });
+        assert.equal(failed?.callback?.state, "failed");
+        assert.equal(failed?.callback?.next_attempt_at, null);
+      },
+    );
 
     await t.test("a refusal fails the callback at once; the rows go with their job", async () => {
       const job = await jobs.submit(account, ["e@x.test"], {
@@ -136,31 +157,42 @@ for (const kind of ["embedded", "postgres"] as const) {
       });
       const [due] = await callbacks.claim("a", { limit: 10, leaseMs: 5000, now: at(200_001) });
       assert.equal(due?.jobId, job.jobId);
-      await callbacks.record(due!, { delivered: false, status: null, error: "refused", final: true, retryInMs: 30_000 }, {
-        giveUpAfterMs,
-        now: at(200_002),
-      });
+      await callbacks.record(
+        due!,
+        { delivered: false, status: null, error: "refused", final: true, retryInMs: 30_000 },
+        {
+          giveUpAfterMs,
+          now: at(200_002),
+        },
+      );
       assert.equal((await jobs.read(account, job.jobId, { now: at(200_003) }))?.callback?.state, "failed");
       await jobs.sweep({ now: at(72 * 3600_000) });
       const [{ n }] = await db.sql`select count(*)::int as n from job_callbacks`;
       assert.equal(n, 0);
     });
 
-    await t.test("the account's secret is made once, even by concurrent first reads, and rotation keeps the old", async () => {
-      const secrets = createCallbackSecretStore(db.sql);
-      const other = await createAccount(db.sql, "secrets");
-      const first = await Promise.all([secrets.current(other), secrets.current(other), secrets.signingSecrets(other)]);
-      assert.equal(first[0].secret, first[1].secret);
-      assert.deepEqual(first[2], [first[0].secret]);
-      assert.equal(first[0].previousExpiresAt, null);
-      const rotated = await secrets.rotate(other);
-      assert.notEqual(rotated.secret, first[0].secret);
-      assert.deepEqual(await secrets.signingSecrets(other), [rotated.secret, first[0].secret]);
-      // Once the overlap is over, only the new one signs.
-      await db.sql`update callback_secrets set previous_until = clock_timestamp() - interval '1 second'
+    await t.test(
+      "the account's secret is made once, even by concurrent first reads, and rotation keeps the old",
+      async () => {
+        const secrets = createCallbackSecretStore(db.sql);
+        const other = await createAccount(db.sql, "secrets");
+        const first = await Promise.all([
+          secrets.current(other),
+          secrets.current(other),
+          secrets.signingSecrets(other),
+        ]);
+        assert.equal(first[0].secret, first[1].secret);
+        assert.deepEqual(first[2], [first[0].secret]);
+        assert.equal(first[0].previousExpiresAt, null);
+        const rotated = await secrets.rotate(other);
+        assert.notEqual(rotated.secret, first[0].secret);
+        assert.deepEqual(await secrets.signingSecrets(other), [rotated.secret, first[0].secret]);
+        // Once the overlap is over, only the new one signs.
+        await db.sql`update callback_secrets set previous_until = clock_timestamp() - interval '1 second'
                    where account_id = ${other}`;
-      assert.deepEqual(await secrets.signingSecrets(other), [rotated.secret]);
-      assert.equal((await secrets.current(other)).previousExpiresAt, null);
-    });
+        assert.deepEqual(await secrets.signingSecrets(other), [rotated.secret]);
+        assert.equal((await secrets.current(other)).previousExpiresAt, null);
+      },
+    );
   });
 }

@@ -4,7 +4,10 @@ import assert from "node:assert/strict";
 import { callbackPolicy, callbackUrlProblem, refusedAddress } from "../../src/callbacks/callback_target.ts";
 
 const strict = callbackPolicy({ allowCidrs: [], allowHttpHosts: [] });
-const operator = callbackPolicy({ allowCidrs: ["10.20.0.0/16", "127.0.0.1"], allowHttpHosts: ["hooks.lan", "10.20.0.5"] });
+const operator = callbackPolicy({
+  allowCidrs: ["10.20.0.0/16", "127.0.0.1"],
+  allowHttpHosts: ["hooks.lan", "10.20.0.5"],
+});
 
 test("callbackUrlProblem() accepts public https URLs as written", () => {
   for (const url of ["https://hooks.example.com/vrai?token=x", "https://8.8.8.8/hook", "https://[2001:4860::8888]/"]) {

@@ -6,6 +6,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { setTimeout as sleep } from "node:timers/promises";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import type { DatabaseKind } from "../helpers/database.ts";
 import { openDatabase } from "../../src/store/db.ts";
@@ -47,13 +51,20 @@ interface Started {
   key: string;
 }
 
+interface ServerOptions {
+  retry?: Partial<CallbackRetryPolicy>;
+  /** Deliverers sharing the database (on PostgreSQL, each with its own connection pool). */
+  deliverers?: number;
+  tlsCa?: string;
+}
+
 async function startServer(
   t: Parameters<typeof startTestServer>[0],
   kind: DatabaseKind,
   env: Record<string, string>,
-  retry: Partial<CallbackRetryPolicy> = { firstDelayMs: 200 },
-  deliverers = 1,
+  options: ServerOptions = {},
 ): Promise<Started> {
+  const { retry = { firstDelayMs: 200 }, deliverers = 1, tlsCa } = options;
   const server = await startTestServer(t, {
     database: kind,
     env,
@@ -85,14 +96,19 @@ async function startServer(
       timeoutMs: config.callbackTimeoutMs,
       pollMs: 50,
       retry,
+      tlsCa,
     });
     server.onClose(() => deliverer.stop());
   }
   return { server, key: await server.key() };
 }
 
-async function receiverFor(t: Parameters<typeof startTestServer>[0], script?: Array<number | "silent">) {
-  const receiver = await startReceiver(script);
+async function receiverFor(
+  t: Parameters<typeof startTestServer>[0],
+  script?: Array<number | "silent">,
+  tls?: { key: string; cert: string },
+) {
+  const receiver = await startReceiver(script, { tls });
   t.after(() => receiver.close());
   return receiver;
 }
@@ -199,7 +215,7 @@ for (const kind of ["embedded", "postgres"] as const) {
   });
 
   test(`${kind}: a callback answered 500 is tried again with back-off until a 200`, async (t) => {
-    const started = await startServer(t, kind, ALLOW_LOOPBACK, { firstDelayMs: 300 });
+    const started = await startServer(t, kind, ALLOW_LOOPBACK, { retry: { firstDelayMs: 300 } });
     const receiver = await receiverFor(t, [500, 503, 200]);
     const secret = await secretOf(started);
     const id = await submit(started, `${receiver.url}/hook`);
@@ -223,7 +239,7 @@ for (const kind of ["embedded", "postgres"] as const) {
       t,
       kind,
       { ...ALLOW_LOOPBACK, CALLBACK_TIMEOUT_MS: "400" },
-      { firstDelayMs: 1500 },
+      { retry: { firstDelayMs: 1500 } },
     );
     const receiver = await receiverFor(t, ["silent", 200]);
     const id = await submit(started, `${receiver.url}/hook`);
@@ -248,7 +264,9 @@ for (const kind of ["embedded", "postgres"] as const) {
   });
 
   test(`${kind}: a callback is given up a day after its first attempt (a shorter day here)`, async (t) => {
-    const started = await startServer(t, kind, ALLOW_LOOPBACK, { firstDelayMs: 100, giveUpAfterMs: 1000 });
+    const started = await startServer(t, kind, ALLOW_LOOPBACK, {
+      retry: { firstDelayMs: 100, giveUpAfterMs: 1000 },
+    });
     const receiver = await receiverFor(t, [500]);
     const id = await submit(started, `${receiver.url}/hook`);
     const job = await settledCallback(started, id);
@@ -345,7 +363,7 @@ for (const kind of ["embedded", "postgres"] as const) {
   });
 
   test(`${kind}: three deliverers on one database send each callback once`, async (t) => {
-    const started = await startServer(t, kind, ALLOW_LOOPBACK, { firstDelayMs: 200 }, 3);
+    const started = await startServer(t, kind, ALLOW_LOOPBACK, { deliverers: 3 });
     const receiver = await receiverFor(t);
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
@@ -399,4 +417,57 @@ test("a rotated secret signs beside the new one for a day; test keys' jobs call 
   const notice = JSON.parse(calls[1]!.body);
   assert.equal(notice.status, "completed");
   assert.equal(calls[1]!.path, "/test");
+});
+
+/** A self-signed certificate for `name` (openssl), or null when openssl is missing. */
+function selfSigned(name: string): { key: string; cert: string } | null {
+  const dir = mkdtempSync(join(tmpdir(), "vrai-cert-"));
+  try {
+    const made = spawnSync(
+      "openssl",
+      ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1"]
+        .concat(["-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-subj", `/CN=${name}`])
+        .concat(["-addext", `subjectAltName=DNS:${name}`]),
+      { stdio: "ignore" },
+    );
+    if (made.status !== 0) return null;
+    return { key: readFileSync(join(dir, "key.pem"), "utf8"), cert: readFileSync(join(dir, "cert.pem"), "utf8") };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test("https: the receiver's certificate is checked against the URL's name, on the address the name resolved to", async (t) => {
+  const name = "hooks.vrai-callbacks.test";
+  const certificate = selfSigned(name);
+  if (certificate === null) return t.skip("openssl is not installed");
+  const receiver = await receiverFor(t, [200], certificate);
+  const dns = await startDns(t, name, "127.0.0.1");
+  const started = await startServer(
+    t,
+    "embedded",
+    { DNS_SERVERS: dns, CALLBACK_ALLOW_CIDRS: "127.0.0.0/8" },
+    { tlsCa: certificate.cert, retry: { firstDelayMs: 60_000 } },
+  );
+  const secret = await secretOf(started);
+  const id = await submit(started, `https://${name}:${receiver.port}/hook`);
+  const job = await settledCallback(started, id);
+  assert.equal(job.callback.state, "delivered");
+  const [call] = receiver.calls;
+  assert.equal(call!.headers.host, `${name}:${receiver.port}`);
+  assert.ok(verifySignature(String(call!.headers["vrai-signature"]), call!.body, secret));
+
+  // The same receiver by its address: the certificate does not name it, so nothing is sent.
+  const byAddress = await submit(started, `https://127.0.0.1:${receiver.port}/hook`);
+  for (let i = 0; i < 200; i++) {
+    const read = await readJob(started, byAddress);
+    if (read.callback.attempts === 1 && read.callback.last_error !== null) {
+      assert.equal(read.callback.state, "pending", "tried again later");
+      assert.equal(read.callback.last_error, "cannot reach the receiver (ERR_TLS_CERT_ALTNAME_INVALID)");
+      assert.equal(receiver.calls.length, 1, "no request reached the receiver");
+      return;
+    }
+    await sleep(50);
+  }
+  assert.fail("the attempt was not recorded");
 });

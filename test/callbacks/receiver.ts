@@ -1,7 +1,8 @@
 // A webhook receiver on loopback for callback tests: it records every POST (headers and the body's bytes as sent) and
 // answers from a script, one entry per call (the last entry repeats): a status, or "silent" for a call it accepts and
 // never answers, as a receiver that hangs does.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 
 export interface ReceivedCall {
@@ -20,11 +21,14 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(script: ReadonlyArray<number | "silent"> = [200]): Promise<Receiver> {
+export async function startReceiver(
+  script: ReadonlyArray<number | "silent"> = [200],
+  options: { tls?: { key: string; cert: string } } = {},
+): Promise<Receiver> {
   const calls: ReceivedCall[] = [];
   const hanging: ServerResponse[] = [];
   const waiters: Array<() => void> = [];
-  const server = createServer((request, response) => {
+  const listener: RequestListener = (request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
@@ -39,11 +43,12 @@ export async function startReceiver(script: ReadonlyArray<number | "silent"> = [
       if (answer === "silent") hanging.push(response);
       else response.writeHead(answer, { "content-type": "text/plain" }).end(answer < 300 ? "ok" : "no");
     });
-  });
+  };
+  const server = options.tls ? createTlsServer(options.tls, listener) : createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls ? "https" : "http"}://127.0.0.1:${port}`,
     port,
     calls,
     async received(n, timeoutMs = 10_000) {

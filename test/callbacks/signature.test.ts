@@ -3,11 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import {
-  generateCallbackSecret,
-  signatureHeader,
-  verifySignature,
-} from "../../src/callbacks/signature.ts";
+import { generateCallbackSecret, signatureHeader, verifySignature } from "../../src/callbacks/signature.ts";
 
 const BODY = '{"job_id":"0d3c2b1a-0000-4000-8000-000000000000","status":"completed"}';
 const T = 1_767_261_600;
