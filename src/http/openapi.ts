@@ -165,7 +165,7 @@ const SIGNATURE_PARAMETER = {
   in: "header",
   required: true,
   description:
-    "`t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<body>\" under the account's callback secret>`, as Stripe signs " +
+    '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" under the account\'s callback secret>`, as Stripe signs ' +
     "webhooks; two v1 values for a day after a rotation (one per secret still valid). Check one v1 against your " +
     "secret in constant time, over the body's bytes as received, and refuse a t older than a few minutes.",
   schema: { type: "string" },

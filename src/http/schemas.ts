@@ -166,7 +166,10 @@ export const JobCallbackSchema = v.pipe(
       ),
     ),
     attempts: v.pipe(Integer(), v.description("POSTs started so far.")),
-    last_status: v.pipe(v.nullable(Integer()), v.description("The HTTP status of the last attempt; null if none came.")),
+    last_status: v.pipe(
+      v.nullable(Integer()),
+      v.description("The HTTP status of the last attempt; null if none came."),
+    ),
     last_error: v.pipe(v.nullable(v.string()), v.description("Why the last attempt failed; null when it did not.")),
     next_attempt_at: v.pipe(
       v.nullable(Timestamp()),

@@ -407,16 +407,36 @@ test("a rotated secret signs beside the new one for a day; test keys' jobs call 
   assert.ok(verifySignature(header, call!.body, rotated.secret), "the new secret");
   assert.ok(verifySignature(header, call!.body, old), "the one it replaced, during the overlap");
 
+  // The callback URL is part of what an Idempotency-Key names: the same list to another URL is another request.
+  const keyed = (url: string) =>
+    started.server.post(
+      "/v1/email/bulk",
+      started.key,
+      { emails: ["idem@gmial.com"], callback_url: url },
+      { "idempotency-key": "callbacks-1" },
+    );
+  const first = await keyed(`${receiver.url}/idem`);
+  assert.equal(first.status, 202);
+  const again = await keyed(`${receiver.url}/idem`);
+  assert.equal(again.status, 202);
+  assert.equal(again.headers.get("idempotent-replayed"), "true");
+  assert.equal((await again.json()).job_id, (await first.json()).job_id);
+  const otherUrl = await keyed(`${receiver.url}/other`);
+  assert.equal(otherUrl.status, 400);
+  assert.equal((await otherUrl.json()).type, `${started.server.url}/errors/request-failed`);
+  await receiver.received(2);
+
   const testKey = await started.server.key({ account: "sandbox", mode: "test" });
   const sandbox = await started.server.post("/v1/email/bulk", testKey, {
     emails: [RESERVED_EMAILS[0]!],
     callback_url: `${receiver.url}/test`,
   });
   assert.equal(sandbox.status, 202, await sandbox.clone().text());
-  const calls = await receiver.received(2);
-  const notice = JSON.parse(calls[1]!.body);
+  const calls = await receiver.received(3);
+  const notice = JSON.parse(calls[2]!.body);
   assert.equal(notice.status, "completed");
-  assert.equal(calls[1]!.path, "/test");
+  assert.equal(calls[2]!.path, "/test");
+  assert.deepEqual(calls.map((c) => c.path).sort(), ["/csv", "/idem", "/test"], "the replay called back once");
 });
 
 /** A self-signed certificate for `name` (openssl), or null when openssl is missing. */
