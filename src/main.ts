@@ -77,6 +77,7 @@ async function main(): Promise<void> {
       resolver: createDnsResolver({ servers: config.dnsServers, timeoutMs: config.callbackTimeoutMs }),
       publicUrl: () => config.publicUrl,
       timeoutMs: config.callbackTimeoutMs,
+      exclusive: core.db.kind === "embedded",
     });
   };
   if (serving) {

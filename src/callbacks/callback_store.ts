@@ -66,6 +66,11 @@ export interface CallbackStore {
   ): Promise<boolean>;
   /** Hands back every callback the owner holds (a graceful stop): its attempt does not count. */
   release(owner: string): Promise<number>;
+  /**
+   * Hands back the callbacks of every owner, their attempt counted. Only for a database one process owns (the
+   * embedded one): whatever is leased at start was leased by a process that died.
+   */
+  reclaimAll(): Promise<number>;
 }
 
 /**
@@ -180,5 +185,13 @@ export function createCallbackStore(sql: Sql): CallbackStore {
     return rows.length;
   }
 
-  return { claim, record, release };
+  async function reclaimAll(): Promise<number> {
+    const rows = await sql`
+      update job_callbacks set lease_owner = null, lease_until = null
+      where lease_owner is not null and state = 'pending'
+      returning 1`;
+    return rows.length;
+  }
+
+  return { claim, record, release, reclaimAll };
 }

@@ -43,6 +43,11 @@ export interface CallbackDelivererOptions {
   retry?: Partial<CallbackRetryPolicy>;
   /** Certificate authorities trusted instead of Node's own (tests); unset: Node's. */
   tlsCa?: string;
+  /**
+   * This deliverer is the only one on its database (the embedded one): callbacks a dead process left leased are
+   * taken back at start instead of when their leases run out.
+   */
+  exclusive?: boolean;
 }
 
 export interface CallbackDeliverer {
@@ -65,6 +70,7 @@ export function startCallbackDeliverer(options: CallbackDelivererOptions): Callb
     pollMs = 1_000,
     batchSize = 16,
     tlsCa,
+    exclusive = false,
   } = options;
   const retry: CallbackRetryPolicy = { ...DEFAULT_CALLBACK_RETRY, ...options.retry };
   for (const [name, value] of Object.entries({ timeoutMs, pollMs, batchSize, ...retry })) {
@@ -79,7 +85,15 @@ export function startCallbackDeliverer(options: CallbackDelivererOptions): Callb
   const secrets = createCallbackSecretStore(sql);
   const stopping = new AbortController();
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
+  let running: Promise<void> = exclusive
+    ? store.reclaimAll().then(
+        (n) => {
+          if (n > 0) log.info("callbacks taken back from a process that died", { callbacks: n });
+        },
+        (error) =>
+          log.warn("callbacks not taken back", { error: error instanceof Error ? error.message : String(error) }),
+      )
+    : Promise.resolve();
   let again = false;
 
   /** What the attempt came to, to be recorded. */
