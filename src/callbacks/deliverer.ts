@@ -95,6 +95,8 @@ export function startCallbackDeliverer(options: CallbackDelivererOptions): Callb
       )
     : Promise.resolve();
   let again = false;
+  // A database that does not answer fails every poll: its first failure is logged, then its end, not each one.
+  let claimsFailing = false;
 
   /** What the attempt came to, to be recorded. */
   async function attempt(callback: DueCallback): Promise<AttemptOutcome> {
@@ -156,9 +158,13 @@ export function startCallbackDeliverer(options: CallbackDelivererOptions): Callb
       try {
         due = await store.claim(owner, { limit: batchSize, leaseMs });
       } catch (error) {
-        log.warn("callback claim failed", { error: error instanceof Error ? error.message : String(error) });
+        if (!claimsFailing)
+          log.warn("callback claim failed", { error: error instanceof Error ? error.message : String(error) });
+        claimsFailing = true;
         return;
       }
+      if (claimsFailing) log.info("callback claims work again", {});
+      claimsFailing = false;
       await Promise.all(due.map(deliver));
       if (due.length === batchSize) again = true;
     } while (again);
