@@ -2,6 +2,7 @@
 import { isIP } from "node:net";
 import { availableParallelism, hostname } from "node:os";
 import { LOG_LEVELS, type LogLevel } from "./log.ts";
+import { callbackPolicy } from "./callbacks/callback_target.ts";
 
 export type Role = "all" | "api" | "worker";
 
@@ -61,6 +62,15 @@ export interface Config {
   metricsToken: string | undefined;
   /** LOG_LEVEL: lines below this level are not written (`silent`: none). */
   logLevel: LogLevel;
+  /**
+   * CALLBACK_ALLOW_CIDRS: ranges completion callbacks may reach although private, loopback or link-local (an
+   * operator's own receivers; empty: none).
+   */
+  callbackAllowCidrs: string[];
+  /** CALLBACK_ALLOW_HTTP_HOSTS: hosts callbacks may be sent to over plain http (empty: https only). */
+  callbackAllowHttpHosts: string[];
+  /** CALLBACK_TIMEOUT_MS: bound on one callback attempt, from the host's resolution to the receiver's status. */
+  callbackTimeoutMs: number;
 }
 
 export const OFFICIAL_BAN_SOURCE = "https://adresse.data.gouv.fr/data/ban/adresses/latest/csv";
@@ -120,6 +130,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (env.SMTP_PROXY && !/^socks5:\/\//i.test(env.SMTP_PROXY)) {
     throw new RangeError("Cannot read configuration: SMTP_PROXY must be a socks5://[user:pass@]host:port URL");
   }
+  const callbackAllowCidrs = list(env.CALLBACK_ALLOW_CIDRS);
+  const callbackAllowHttpHosts = list(env.CALLBACK_ALLOW_HTTP_HOSTS);
+  // Read now, so that a bad entry stops the start with its name rather than the first submission.
+  callbackPolicy({ allowCidrs: callbackAllowCidrs, allowHttpHosts: callbackAllowHttpHosts });
   return {
     port,
     host,
@@ -152,5 +166,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailuresPerMinute: integer(env, "AUTH_FAILURES_PER_MINUTE", 30, 0),
     metricsToken: env.METRICS_TOKEN || undefined,
     logLevel,
+    callbackAllowCidrs,
+    callbackAllowHttpHosts,
+    callbackTimeoutMs: integer(env, "CALLBACK_TIMEOUT_MS", 10_000, 1),
   };
 }

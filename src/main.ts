@@ -13,6 +13,9 @@ import { startAddressService, type AddressService } from "./address/service.ts";
 import { createJobQueue } from "./jobs/job_queue.ts";
 import { startJobRunner, type JobRunner } from "./jobs/runner.ts";
 import { startSweeper, type Sweeper } from "./jobs/sweeper.ts";
+import { startCallbackDeliverer, type CallbackDeliverer } from "./callbacks/deliverer.ts";
+import { callbackPolicy } from "./callbacks/callback_target.ts";
+import { createDnsResolver } from "./email/net/mx_resolver.ts";
 import type { AddressVerifier, Services } from "./services.ts";
 import { createMetrics } from "./metrics/metrics.ts";
 import { inFlightShare, stopInPhases } from "./stop_in_phases.ts";
@@ -34,6 +37,7 @@ async function main(): Promise<void> {
   let server: RunningServer | undefined;
   let runner: JobRunner | undefined;
   let sweeper: Sweeper | undefined;
+  let callbacks: CallbackDeliverer | undefined;
   let stopping = false;
   // Requests in flight and the runner's probes get most of the drain time; handing items back and closing the rest.
   const inFlightMs = inFlightShare(config.stopDrainMs);
@@ -50,6 +54,7 @@ async function main(): Promise<void> {
           { name: "http server", stop: () => server?.close(inFlightMs) },
           { name: "job runner", stop: () => runner?.stop() },
           { name: "job sweeper", stop: () => sweeper?.stop() },
+          { name: "callback deliverer", stop: () => callbacks?.stop() },
         ],
         [
           { name: "address service", stop: () => address?.close() },
@@ -108,6 +113,16 @@ async function main(): Promise<void> {
       stopTimeoutMs: inFlightMs,
     });
     sweeper = startSweeper({ sql: built.db.sql, log });
+    // Completion callbacks are sent by the processes that work jobs, whatever kind of job ended.
+    callbacks = startCallbackDeliverer({
+      sql: built.db.sql,
+      log,
+      policy: callbackPolicy({ allowCidrs: config.callbackAllowCidrs, allowHttpHosts: config.callbackAllowHttpHosts }),
+      resolver: createDnsResolver({ servers: config.dnsServers, timeoutMs: config.callbackTimeoutMs }),
+      publicUrl: () => config.publicUrl,
+      timeoutMs: config.callbackTimeoutMs,
+      exclusive: built.db.kind === "embedded",
+    });
   };
   if (serving && !stopping) {
     const jobs = createJobQueue(built.db.sql);
@@ -119,7 +134,15 @@ async function main(): Promise<void> {
       address: address as AddressVerifier,
       egress,
       metrics,
-      jobs: { ...jobs, submit: (...args) => jobs.submit(...args).finally(() => runner?.wake()) },
+      // A job stored already ended (test keys) has its callback due at once.
+      jobs: {
+        ...jobs,
+        submit: (...args) =>
+          jobs.submit(...args).finally(() => {
+            runner?.wake();
+            if (args[2]?.callbackUrl !== undefined) callbacks?.wake();
+          }),
+      },
     };
     server = await serve(createApp(services), {
       port: config.port,

@@ -38,7 +38,13 @@ export interface JobQueue {
   submit(
     accountId: string,
     emails: string[],
-    options?: { answers?: EmailVerification[]; table?: SubmittedTable; idempotency?: Idempotency },
+    options?: {
+      answers?: EmailVerification[];
+      table?: SubmittedTable;
+      idempotency?: Idempotency;
+      /** Gets a signed POST when the job ends (callbacks/). */
+      callbackUrl?: string;
+    },
   ): Promise<AcceptedJob>;
   /** The live job the account submitted under an Idempotency-Key, with the fingerprint of that request. */
   findIdempotent(accountId: string, key: string): Promise<(AcceptedJob & { requestHash: string }) | undefined>;

@@ -17,6 +17,7 @@ import { homeRoute } from "./routes/home.ts";
 import { metricsRoute } from "./routes/metrics.ts";
 import { createMetrics } from "../metrics/metrics.ts";
 import { readJobRoute } from "./routes/read_job.ts";
+import { readCallbackSecretRoute, rotateCallbackSecretRoute } from "./routes/callback_secret.ts";
 import { submitBulkRoute } from "./routes/submit_bulk.ts";
 import { verifyAddressRoute } from "./routes/verify_address.ts";
 import { verifyEmailRoute } from "./routes/verify_email.ts";
@@ -73,6 +74,8 @@ export function createApp(services: Services): App {
     { method: "POST", pattern: "/v1/email/bulk", handler: submitBulkRoute(services) },
     { method: "GET", pattern: "/v1/jobs/:id", handler: readJobRoute(services) },
     { method: "GET", pattern: "/v1/jobs/:id/results.csv", handler: readJobRoute(services, "csv") },
+    { method: "GET", pattern: "/v1/account/callback-secret", handler: readCallbackSecretRoute(services) },
+    { method: "POST", pattern: "/v1/account/callback-secret", handler: rotateCallbackSecretRoute(services) },
     {
       method: "GET",
       pattern: "/v1/openapi.json",

@@ -36,7 +36,7 @@ export const PROBLEM_TYPES = {
     status: 400,
     title: "Invalid request",
     explanation:
-      "The body is not valid JSON, is larger than 64 KiB, or does not match the endpoint's schema, or a header the endpoint reads (Idempotency-Key on bulk) is malformed. The detail and the errors member name each failing member.",
+      "The body is not valid JSON, is larger than 64 KiB, or does not match the endpoint's schema, or a header the endpoint reads (Idempotency-Key on bulk) is malformed, or a bulk job's callback_url cannot be called (not https, or a private or loopback address). The detail and the errors member name each failing member.",
   },
   "request-failed": {
     status: 400,

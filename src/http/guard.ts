@@ -38,7 +38,8 @@ export function rateHeaders(decision: RateDecision): Record<string, string> {
 }
 
 export interface AdmitOptions {
-  endpoint: Endpoint;
+  /** The permission the key needs; unset: any key of the account (its own settings, such as the callback secret). */
+  endpoint?: Endpoint;
   bucket: "verify" | "jobs";
 }
 
@@ -85,7 +86,7 @@ export async function admit(request: Request, services: Services, options: Admit
     scope.keyPrefix = key.prefix;
   }
   if (key.revokedAt) throw refuse("revoked-api-key", `Cannot authenticate: key ${key.prefix}… was revoked`);
-  if (!key.endpoints.includes(options.endpoint)) {
+  if (options.endpoint !== undefined && !key.endpoints.includes(options.endpoint)) {
     throw new HttpError(
       "endpoint-not-allowed",
       `Cannot call this endpoint: the key may call ${key.endpoints.join(", ") || "no endpoint"}, not ${options.endpoint}`,

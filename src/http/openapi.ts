@@ -5,9 +5,11 @@ import {
   AddressInputSchema,
   AddressVerificationSchema,
   BulkRequestSchema,
+  CallbackSecretSchema,
   EmailRequestSchema,
   EmailVerificationSchema,
   JobAcceptedSchema,
+  JobCallbackSchema,
   JobSchema,
   ProblemSchema,
   SignupRequestSchema,
@@ -20,6 +22,7 @@ import { RESERVED_EMAILS } from "../testmode/email.ts";
 import {
   addressExamples,
   bulkExamples,
+  callbackExamples,
   EXAMPLE_JOB_ID,
   emailExamples,
   type Examples,
@@ -37,6 +40,8 @@ const DEFINITIONS = {
   SignupVerification: SignupVerificationSchema,
   JobAccepted: JobAcceptedSchema,
   Job: JobSchema,
+  JobCallback: JobCallbackSchema,
+  CallbackSecret: CallbackSecretSchema,
   Problem: ProblemSchema,
   ValidationError: ValidationErrorSchema,
 };
@@ -153,6 +158,28 @@ const JOB_HEADERS = {
     schema: { type: "string", format: "date-time" },
   },
 };
+// Completion callbacks, an extension on every bulk submission (callbacks/).
+const CALLBACK_URL_QUERY = {
+  name: "callback_url",
+  in: "query",
+  required: false,
+  description:
+    "CSV uploads (which have no JSON member for it): the callback_url of the job, under the same rules as the JSON " +
+    "member. Sent with a JSON body too, it must equal the member.",
+  schema: { type: "string", format: "uri", maxLength: 2048 },
+  example: "https://hooks.example.com/vrai",
+};
+const SIGNATURE_PARAMETER = {
+  name: "Vrai-Signature",
+  in: "header",
+  required: true,
+  description:
+    '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" under the account\'s callback secret>`, as Stripe signs ' +
+    "webhooks; two v1 values for a day after a rotation (one per secret still valid). Check one v1 against your " +
+    "secret in constant time, over the body's bytes as received, and refuse a t older than a few minutes.",
+  schema: { type: "string" },
+  example: "t=1767261600,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd",
+};
 const SUMMARY_SCHEMA = {
   type: "object",
   description:
@@ -179,12 +206,24 @@ const SUMMARY_SCHEMA = {
   required: [...VERDICTS, "retrying", "next_retry_at"],
 };
 
-/** The generated schemas, with the Job's summary member (built by the job store, not validated from a request). */
+/**
+ * The generated schemas, with the Job's summary member (built by the job store, not validated from a request), and
+ * the body of a completion callback: the job read without its results and its callback state, plus `poll`.
+ */
 function schemas() {
   const defs = toJsonSchemaDefs(DEFINITIONS, { target: "draft-2020-12", errorMode: "ignore", typeMode: "input" });
   const job = defs.Job as { properties: Record<string, unknown>; required?: string[] };
   job.properties.summary = SUMMARY_SCHEMA;
   job.required = [...(job.required ?? []), "summary"];
+  const { results: _results, callback: _callback, ...noticeProperties } = job.properties;
+  (defs as Record<string, unknown>).CallbackNotice = {
+    ...job,
+    description:
+      "The body of a completion callback: the job as GET /v1/jobs/{id} reads it, without results, and poll, the URL " +
+      "the results are read at (with the same key).",
+    properties: { ...noticeProperties, poll: { type: "string", format: "uri" } },
+    required: [...(job.required ?? []).filter((name) => name !== "results"), "poll"],
+  };
   return defs;
 }
 
@@ -216,7 +255,7 @@ function componentSchemas(): Record<string, unknown> {
   return defs;
 }
 
-const ref = (name: keyof typeof DEFINITIONS) => ({ $ref: `#/components/schemas/${name}` });
+const ref = (name: keyof typeof DEFINITIONS | "CallbackNotice") => ({ $ref: `#/components/schemas/${name}` });
 
 function problemResponse(
   publicUrl: string,
@@ -247,6 +286,47 @@ function verificationErrors(publicUrl: string, extra: Record<string, unknown> = 
     "500": problemResponse(publicUrl, ["internal-error"], AFTER_ADMISSION),
     "503": problemResponse(publicUrl, ["service-unavailable"], { ...AFTER_ADMISSION, ...RETRY_AFTER }),
     ...extra,
+  };
+}
+
+/** The POST a job's callback_url receives when the job ends (callbacks/deliverer.ts). */
+function jobEndedCallback() {
+  return {
+    post: {
+      summary: "The job ended (completed or failed)",
+      description:
+        "Sent once when the job ends, retried on anything but a 2xx (no redirect is followed) after 30 s, then " +
+        "doubling up to an hour between attempts, for a day. Rarely sent twice (a process that dies after your " +
+        "answer): treat a second call for the same job_id as the same news. Its state is the job read's callback.",
+      parameters: [SIGNATURE_PARAMETER],
+      requestBody: {
+        required: true,
+        content: { "application/json": { schema: ref("CallbackNotice"), example: callbackExamples().notice } },
+      },
+      responses: { "2XX": { description: "Received; any other answer, or none within 10 s, is tried again." } },
+    },
+  };
+}
+
+function callbackSecretOperation(publicUrl: string, options: { operationId: string; summary: string }) {
+  return {
+    operationId: options.operationId,
+    summary: options.summary,
+    description:
+      "An extension. Any key of the account (live or test, whatever its endpoints) reads or rotates it; the answer " +
+      "is never cached. Counts against the 60/min job-read allowance.",
+    tags: ["email"],
+    security: [{ bearer: [] }],
+    responses: {
+      "200": {
+        description: "The account's callback secret.",
+        headers: RATE_HEADERS,
+        content: { "application/json": { schema: ref("CallbackSecret"), example: callbackExamples().secret } },
+      },
+      "401": problemResponse(publicUrl, ["invalid-api-key", "revoked-api-key"], WWW_AUTHENTICATE),
+      "429": problemResponse(publicUrl, ["rate-limit-exceeded"], { ...RATE_HEADERS, ...RETRY_AFTER }),
+      "503": problemResponse(publicUrl, ["service-unavailable"], RETRY_AFTER),
+    },
   };
 }
 
@@ -374,7 +454,7 @@ function describeApi(publicUrl: string) {
           summary: "Submit up to 5000 email addresses for asynchronous verification",
           tags: ["email"],
           security: [{ bearer: [] }],
-          parameters: [IDEMPOTENCY_KEY],
+          parameters: [IDEMPOTENCY_KEY, CALLBACK_URL_QUERY],
           requestBody: {
             required: true,
             content: {
@@ -403,6 +483,12 @@ function describeApi(publicUrl: string) {
             ...verificationErrors(publicUrl, {
               "413": problemResponse(publicUrl, ["batch-too-large"], AFTER_ADMISSION),
             }),
+          },
+          callbacks: {
+            jobEnded: {
+              "{$request.body#/callback_url}": jobEndedCallback(),
+              "{$request.query.callback_url}": jobEndedCallback(),
+            },
           },
         },
       },
@@ -445,6 +531,16 @@ function describeApi(publicUrl: string) {
             ...jobReadErrors(publicUrl),
           },
         },
+      },
+      "/v1/account/callback-secret": {
+        get: callbackSecretOperation(publicUrl, {
+          operationId: "readCallbackSecret",
+          summary: "The secret the account's completion callbacks are signed with (made on the first read)",
+        }),
+        post: callbackSecretOperation(publicUrl, {
+          operationId: "rotateCallbackSecret",
+          summary: "Rotate the callback secret: the one it replaces still signs, beside it, for 24 hours",
+        }),
       },
       // An operations extension outside the /v1 API: for Prometheus, not for API clients.
       "/metrics": {

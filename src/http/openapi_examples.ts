@@ -100,6 +100,27 @@ function countVerdicts(results: ReadonlyArray<{ verdict: Verdict }>): Record<Ver
 }
 
 /** POST /v1/email/bulk and GET /v1/jobs/{id}: a job of every reserved address, accepted, then completed. */
+/** A completion callback's body and the account's secret, as the service sends and shows them. */
+export function callbackExamples() {
+  return {
+    notice: {
+      job_id: EXAMPLE_JOB_ID,
+      status: "completed",
+      total: 5,
+      processed: 5,
+      created_at: "2026-01-01T10:00:00.000Z",
+      expires_at: "2026-01-03T10:00:00.000Z",
+      summary: { undeliverable: 1, risky: 1, unknown: 2, deliverable: 1 },
+      poll: `https://vrai.example.com/v1/jobs/${EXAMPLE_JOB_ID}`,
+    },
+    secret: {
+      secret: "vrai_whsec_3q2-7wK9m_Zt4yVb1nXcP0aLs8dFh6gJ5kRe2uTi9oE",
+      created_at: "2026-01-01T09:00:00.000Z",
+      previous_expires_at: null,
+    },
+  };
+}
+
 export function bulkExamples(publicUrl: string) {
   const poll = `${publicUrl}/v1/jobs/${EXAMPLE_JOB_ID}`;
   const results = RESERVED_EMAILS.map(emailAnswer);
@@ -107,6 +128,10 @@ export function bulkExamples(publicUrl: string) {
   return {
     request: {
       reserved: { summary: `Every reserved address (${TEST_KEY_NOTE})`, value: { emails: RESERVED_EMAILS } },
+      callback: {
+        summary: "With a completion callback: a signed POST to callback_url when the job ends",
+        value: { emails: RESERVED_EMAILS, callback_url: "https://hooks.example.com/vrai" },
+      },
     } satisfies Examples,
     accepted: {
       reserved: {
@@ -149,6 +174,28 @@ export function bulkExamples(publicUrl: string) {
           created_at: "2026-01-01T10:00:00.000Z",
           expires_at: "2026-01-03T10:00:00.000Z",
           summary,
+          results,
+        },
+      },
+      callback: {
+        summary: "A job submitted with a callback_url, its callback delivered",
+        value: {
+          job_id: EXAMPLE_JOB_ID,
+          status: "completed",
+          total: results.length,
+          processed: results.length,
+          created_at: "2026-01-01T10:00:00.000Z",
+          expires_at: "2026-01-03T10:00:00.000Z",
+          summary,
+          callback: {
+            url: "https://hooks.example.com/vrai",
+            state: "delivered",
+            attempts: 2,
+            last_status: 200,
+            last_error: null,
+            next_attempt_at: null,
+            delivered_at: "2026-01-01T10:00:41.000Z",
+          },
           results,
         },
       },

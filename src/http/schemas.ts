@@ -4,6 +4,8 @@ import * as v from "valibot";
 import { ADDRESS_REASONS, ADDRESS_VERDICTS } from "../address/vocabulary.ts";
 import { CHECK_NAMES, CHECK_STATUSES, EMAIL_REASONS, VERDICTS, type CheckName } from "../email/vocabulary.ts";
 import { JOB_STATUSES } from "../jobs/job_store.ts";
+import { CALLBACK_URL_MAX_LENGTH } from "../callbacks/callback_target.ts";
+import { CALLBACK_STATES } from "../callbacks/callback_store.ts";
 
 export const EMAIL_MAX_LENGTH = 320;
 
@@ -62,12 +64,26 @@ export const SignupRequestSchema = v.object({
   country: Field("Country of the address when the address has none."),
 });
 
+/** Every bulk submission's optional completion callback (http/callback_url.ts judges it against the policy). */
+export const CallbackUrlSchema = v.optional(
+  v.pipe(
+    Text(),
+    v.maxLength(CALLBACK_URL_MAX_LENGTH),
+    v.description(
+      "An extension: gets one POST when the job ends (completed or failed), signed with the account's callback secret " +
+        "(header Vrai-Signature). https, or http only to the hosts the operator allows; never a private or loopback " +
+        "address. A CSV upload sends it as the callback_url query parameter.",
+    ),
+  ),
+);
+
 export const BulkRequestSchema = v.object({
   emails: v.pipe(
     v.array(EmailString),
     v.minLength(1),
     v.description("At most 5000 addresses (the plan may allow fewer); duplicates are removed, case-insensitively."),
   ),
+  callback_url: CallbackUrlSchema,
 });
 
 export const JobIdSchema = v.pipe(v.string(), v.uuid(), v.description("Job id (uuid)."));
@@ -136,6 +152,52 @@ export const JobAcceptedSchema = v.object({
   retention_note: v.optional(v.string()),
 });
 
+const Integer = () => v.pipe(v.number(), v.integer());
+const Timestamp = () => v.pipe(v.string(), v.isoTimestamp());
+
+export const JobCallbackSchema = v.pipe(
+  v.object({
+    url: v.pipe(v.string(), v.description("The callback_url the job was submitted with.")),
+    state: v.pipe(
+      v.picklist(CALLBACK_STATES),
+      v.description(
+        "pending: the job runs, or the next attempt is due at next_attempt_at; delivered: the receiver answered 2xx; " +
+          "failed: given up (a day of attempts, or a target refused at delivery).",
+      ),
+    ),
+    attempts: v.pipe(Integer(), v.description("POSTs started so far.")),
+    last_status: v.pipe(
+      v.nullable(Integer()),
+      v.description("The HTTP status of the last attempt; null if none came."),
+    ),
+    last_error: v.pipe(v.nullable(v.string()), v.description("Why the last attempt failed; null when it did not.")),
+    next_attempt_at: v.pipe(
+      v.nullable(Timestamp()),
+      v.description("When the next attempt is due, once the job has ended and while pending; null otherwise."),
+    ),
+    delivered_at: v.nullable(Timestamp()),
+  }),
+  v.description(
+    "An extension, present when the job was submitted with a callback_url: where the delivery of its completion " +
+      "callback stands.",
+  ),
+);
+
+export const CallbackSecretSchema = v.object({
+  secret: v.pipe(
+    v.string(),
+    v.description(
+      "HMAC-SHA256 key of the account's callbacks: a receiver computes HMAC(secret, t + '.' + body) and compares " +
+        "it with a v1 value of the Vrai-Signature header.",
+    ),
+  ),
+  created_at: Timestamp(),
+  previous_expires_at: v.pipe(
+    v.nullable(Timestamp()),
+    v.description("After a rotation: until when the secret it replaced still signs, beside this one; else null."),
+  ),
+});
+
 export const JobSchema = v.object({
   job_id: v.pipe(v.string(), v.uuid()),
   status: JobStatus,
@@ -144,6 +206,7 @@ export const JobSchema = v.object({
   created_at: v.optional(v.pipe(v.string(), v.isoTimestamp())),
   expires_at: v.optional(v.pipe(v.string(), v.isoTimestamp())),
   failure_reason: v.optional(v.string()),
+  callback: v.optional(JobCallbackSchema),
   results: v.array(EmailVerificationSchema),
 });
 

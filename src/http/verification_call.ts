@@ -29,7 +29,7 @@ export interface VerificationCall<S extends v.GenericSchema> {
   schema: S;
   body: ReadJsonOptions;
   /** Refusals that depend on the validated body and the plan (400 beyond the schema, 413). */
-  check?: (body: v.InferOutput<S>, caller: Caller) => void;
+  check?: (body: v.InferOutput<S>, caller: Caller, request: Request) => void;
   /** The answer of an earlier request this one repeats (before 413, test mode and quota: a replay is never charged). */
   replay?: (body: v.InferOutput<S>, caller: Caller, request: Request) => Promise<Answer | undefined>;
   /** Test keys: the offline answer, or an HttpError request-failed naming the reserved inputs. */
@@ -58,7 +58,7 @@ export function verificationHandler<S extends v.GenericSchema>(services: Service
       // A replay answers what the first request got, whatever changed since (the plan's batch_max, the quota).
       const replayed = await call.replay?.(body, caller, request);
       if (replayed !== undefined) return reply(replayed, metered ? { ...headers, ...(await quotaState()) } : headers);
-      call.check?.(body, caller);
+      call.check?.(body, caller, request);
       if (caller.key.mode === "test") return reply(await call.testAnswer(body, caller, request), headers);
       const charges = call.charges(body, caller).filter((c) => c.amount > 0);
       const result = await services.quota.charge(caller.key.accountId, caller.plan, charges);

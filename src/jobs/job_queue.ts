@@ -16,8 +16,8 @@ function acceptedJob(job: SubmittedJob, status: JobStatus): AcceptedJob {
 export function createJobQueue(sql: Sql, store: JobStore = createJobStore(sql)): JobQueue {
   return {
     async submit(accountId, emails, options = {}) {
-      const { answers, table, idempotency } = options;
-      const job = await store.submit(accountId, emails, { answers, table, idempotency });
+      const { answers, table, idempotency, callbackUrl } = options;
+      const job = await store.submit(accountId, emails, { answers, table, idempotency, callbackUrl });
       return acceptedJob(job, answers ? "completed" : "queued");
     },
     async findIdempotent(accountId, key) {

@@ -9,6 +9,7 @@ import type { Sql } from "../store/db.ts";
 import { keptIndexes } from "./dedupe.ts";
 import type { EmailVerification, Verdict } from "../email/types.ts";
 import { VERDICTS } from "../email/vocabulary.ts";
+import { callbackColumn, callbackOf, type JobCallback } from "../callbacks/callback_store.ts";
 
 /** A job's life: queued → running → completed, or failed (spec "JobStatus"). */
 export const JOB_STATUSES = ["queued", "running", "completed", "failed"] as const;
@@ -25,6 +26,8 @@ export interface Job {
   failure_reason?: string;
   /** Finished results so far, counted by verdict (every verdict present, 0 when none), and the retries awaited. */
   summary: JobSummary;
+  /** The completion callback the job was submitted with, and where its delivery stands; absent when none. */
+  callback?: JobCallback;
   /** Finished items only, in submission order: partial while the job runs (one page of them when asked). */
   results: EmailVerification[];
 }
@@ -97,6 +100,8 @@ export interface SubmitOptions extends ClockOption {
   table?: SubmittedTable;
   /** The client's Idempotency-Key and the request's fingerprint: a second job under the key is refused. */
   idempotency?: Idempotency;
+  /** The URL that gets a signed POST when the job ends (checked by the caller: callbacks/callback_target.ts). */
+  callbackUrl?: string;
 }
 
 export interface Idempotency {
@@ -185,7 +190,7 @@ export function createJobStore(sql: Sql): JobStore {
     emails: readonly string[],
     options: SubmitOptions = {},
   ): Promise<SubmittedJob> {
-    const { now, answers, table, idempotency } = options;
+    const { now, answers, table, idempotency, callbackUrl } = options;
     if (!UUID.test(accountId)) throw new TypeError(`Cannot submit a job: account id "${accountId}" is not a uuid`);
     if (table !== undefined && table.rows.length !== emails.length) {
       throw new RangeError(`Cannot submit a job: ${table.rows.length} rows for ${emails.length} addresses`);
@@ -220,6 +225,10 @@ export function createJobStore(sql: Sql): JobStore {
         from job,
              unnest(${sql.array(kept)}::text[], ${sql.array(results)}::text[], ${sql.array(fields)}::text[])
                with ordinality as u(email, result, fields, position)
+      ),
+      callback as (
+        insert into job_callbacks (job_id, url, next_attempt_at)
+        select job.id, ${callbackUrl ?? null}::text, job.created_at from job where ${callbackUrl ?? null}::text is not null
       )
       select created_at, expires_at from job`.catch((error) => {
       // The unique index on (account_id, idempotency_key): another request under the key committed first.
@@ -269,7 +278,8 @@ export function createJobStore(sql: Sql): JobStore {
                 from (select i.result->>'verdict' as verdict, count(*) as n from job_items i
                       where i.job_id = j.id and i.status = 'done' group by 1) s), '{}'::jsonb) as summary,
       (select jsonb_build_object('n', count(*), 'at', greatest(min(i.not_before), ${clock(now)}))
-       from job_items i where i.job_id = j.id and i.status = 'pending' and i.attempts > 0) as retries`;
+       from job_items i where i.job_id = j.id and i.status = 'pending' and i.attempts > 0) as retries,
+      ${callbackColumn(sql)}`;
   /** The job of the account, still alive: none alike for an unknown, expired or foreign job. */
   const jobWhere = (now: Date | undefined, accountId: string, jobId: string) => sql`
     from jobs j
@@ -296,6 +306,8 @@ export function createJobStore(sql: Sql): JobStore {
       summary,
     };
     if (row.failure_reason !== null) job.failure_reason = row.failure_reason as string;
+    const callback = callbackOf(row.callback);
+    if (callback !== undefined) job.callback = callback;
     return job;
   }
 

@@ -119,12 +119,47 @@ test("GET /v1/openapi.json, without a key", async (t) => {
     for (const ref of refs) assert.match(ref, /^"\$ref":"#\/components\/(schemas|parameters|headers)\/[A-Za-z]+"$/);
   });
 
+  await t.test(
+    "completion callbacks: callback_url in the body and the query, the POST it gets, the job's state",
+    async () => {
+      const bulk = doc.paths["/v1/email/bulk"].post;
+      const { schemas } = doc.components;
+      assert.equal(schemas.BulkRequest.properties.callback_url.type, "string");
+      assert.ok(
+        bulk.parameters.some((p: { name: string; in: string }) => p.name === "callback_url" && p.in === "query"),
+      );
+      const callback = bulk.callbacks.jobEnded;
+      assert.deepEqual(Object.keys(callback).sort(), [
+        "{$request.body#/callback_url}",
+        "{$request.query.callback_url}",
+      ]);
+      const post = callback["{$request.body#/callback_url}"].post;
+      assert.deepEqual(
+        post.parameters.map((p: { name: string; in: string }) => `${p.in} ${p.name}`),
+        ["header Vrai-Signature"],
+      );
+      assert.deepEqual(post.requestBody.content["application/json"].schema, {
+        $ref: "#/components/schemas/CallbackNotice",
+      });
+      const notice = schemas.CallbackNotice;
+      assert.ok(notice.required.includes("poll") && notice.required.includes("summary"));
+      assert.equal(notice.properties.results, undefined, "a notice, not the results");
+      assert.deepEqual(schemas.Job.properties.callback, { $ref: "#/components/schemas/JobCallback" });
+      assert.deepEqual(schemas.JobCallback.properties.state.enum, ["pending", "delivered", "failed"]);
+      const example = post.requestBody.content["application/json"].example;
+      for (const member of notice.required) assert.ok(member in example, `the example has ${member}`);
+      for (const member of Object.keys(example)) assert.ok(member in notice.properties, `${member} is described`);
+    },
+  );
+
   await t.test("every operation has an operationId and examples for every request and response", async () => {
     const ids = operations(doc).map(([, , op]) => op.operationId);
     assert.deepEqual(ids.sort(), [
+      "readCallbackSecret",
       "readJob",
       "readJobCsv",
       "readMetrics",
+      "rotateCallbackSecret",
       "submitBulkEmail",
       "verifyAddress",
       "verifyEmail",

@@ -168,6 +168,7 @@ test("GET /v1/openapi.json describes every path, schema and status, without a ke
   assert.equal(doc.info.version, "1.0.0");
   assert.deepEqual(Object.keys(doc.paths).sort(), [
     "/metrics",
+    "/v1/account/callback-secret",
     "/v1/address",
     "/v1/email",
     "/v1/email/bulk",

@@ -13,6 +13,8 @@ import { idempotencyKeyOf, REPLAYED_HEADER, requestFingerprint } from "../idempo
 import { IdempotencyKeyTaken } from "../../jobs/job_store.ts";
 import type { AcceptedJob } from "../../services.ts";
 import { countedTestAnswer, testEmailOrRefuse } from "./verify_email.ts";
+import { callbackPolicy } from "../../callbacks/callback_target.ts";
+import { callbackUrlOf, callbackUrlSent, fingerprintWithCallback } from "../callback_url.ts";
 
 /**
  * The bulk body as the route sees it: the spec's members, plus the parsed CSV when the body was one. Only the CSV
@@ -45,6 +47,10 @@ function decodeCsv(bytes: Uint8Array): { emails: string[]; csv: CsvTable } {
 export const RETENTION_NOTE = "Submitted addresses and results are deleted 48 hours after submission.";
 
 export function submitBulkRoute(services: Services) {
+  const policy = callbackPolicy({
+    allowCidrs: services.config.callbackAllowCidrs,
+    allowHttpHosts: services.config.callbackAllowHttpHosts,
+  });
   /** The 202 of a job, new or replayed. */
   const acceptedAnswer = (job: AcceptedJob, headers: Record<string, string> = {}): Answer => {
     const poll = `${services.config.publicUrl}/v1/jobs/${job.jobId}`;
@@ -85,11 +91,19 @@ export function submitBulkRoute(services: Services) {
     if (!list) deduped.set(body, (list = dedupeEmails(body.emails)));
     return list;
   };
+  // The callback URL, from the body or (CSV) the query, judged once: 400 before anything is charged.
+  const callbacks = new WeakMap<object, string | undefined>();
+  const callbackOf = (body: v.InferOutput<typeof BulkBodySchema>, request: Request) => {
+    if (!callbacks.has(body)) callbacks.set(body, callbackUrlOf(request, body.callback_url, policy));
+    return callbacks.get(body);
+  };
   const keyed = new WeakMap<object, { key: string; requestHash: string } | undefined>();
   const idempotencyOf = (body: v.InferOutput<typeof BulkBodySchema>, request: Request) => {
     if (!keyed.has(body)) {
       const key = idempotencyKeyOf(request);
-      keyed.set(body, key === undefined ? undefined : { key, requestHash: requestFingerprint(body.emails, body.csv) });
+      const sent = callbackUrlSent(request, body.callback_url);
+      const requestHash = fingerprintWithCallback(requestFingerprint(body.emails, body.csv), sent);
+      keyed.set(body, key === undefined ? undefined : { key, requestHash });
     }
     return keyed.get(body);
   };
@@ -103,7 +117,8 @@ export function submitBulkRoute(services: Services) {
     const idempotency = idempotencyOf(body, request);
     let job: AcceptedJob;
     try {
-      job = await services.jobs.submit(accountId, body.emails, { answers, table, idempotency });
+      const callbackUrl = callbackOf(body, request);
+      job = await services.jobs.submit(accountId, body.emails, { answers, table, idempotency, callbackUrl });
     } catch (error) {
       // A request under the same key committed its job since this one looked: that job is the answer, paid once.
       if (!(error instanceof IdempotencyKeyTaken) || idempotency === undefined) throw error;
@@ -120,7 +135,8 @@ export function submitBulkRoute(services: Services) {
     meters: ["email"],
     schema: BulkBodySchema,
     body: { limit: BULK_BODY_LIMIT, oversized: "batch-too-large", decoders: { "text/csv": decodeCsv } },
-    check(body, caller) {
+    check(body, caller, request) {
+      callbackOf(body, request);
       const limit = Math.min(caller.plan.batch_max, SPEC_BATCH_MAX);
       if (body.emails.length > limit) {
         throw new HttpError(
