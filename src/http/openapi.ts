@@ -303,7 +303,12 @@ function jobEndedCallback() {
         required: true,
         content: { "application/json": { schema: ref("CallbackNotice"), example: callbackExamples().notice } },
       },
-      responses: { "2XX": { description: "Received; any other answer, or none within 10 s, is tried again." } },
+      // No bearer: the receiver tells vrai's call by its Vrai-Signature header.
+      security: [],
+      responses: {
+        "2XX": { description: "Received; any other answer, or none within 10 s, is tried again." },
+        "4XX": { description: "Refused: tried again, as any answer but a 2xx is, until a day has passed." },
+      },
     },
   };
 }

@@ -110,7 +110,7 @@ export function callbackExamples() {
       processed: 5,
       created_at: "2026-01-01T10:00:00.000Z",
       expires_at: "2026-01-03T10:00:00.000Z",
-      summary: { undeliverable: 1, risky: 1, unknown: 2, deliverable: 1 },
+      summary: { undeliverable: 1, risky: 1, unknown: 2, deliverable: 1, retrying: 0, next_retry_at: null },
       poll: `https://vrai.example.com/v1/jobs/${EXAMPLE_JOB_ID}`,
     },
     secret: {

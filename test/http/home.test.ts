@@ -29,7 +29,16 @@ test("GET / points at the OpenAPI description, the endpoints and the error pages
     assert.equal(home.openapi, `${server.url}/v1/openapi.json`);
     assert.deepEqual(
       home.endpoints.map((e: { method: string; path: string }) => `${e.method} ${e.path}`),
-      ["POST /v1/email", "POST /v1/address", "POST /v1/signup", "POST /v1/email/bulk", "GET /v1/jobs/{id}"],
+      [
+        "POST /v1/email",
+        "POST /v1/address",
+        "POST /v1/signup",
+        "POST /v1/email/bulk",
+        "GET /v1/jobs/{id}",
+        "GET /v1/jobs/{id}/results.csv",
+        "GET /v1/account/callback-secret",
+        "POST /v1/account/callback-secret",
+      ],
     );
     // The operators' routes are named apart from the API's endpoints.
     assert.deepEqual(home.health, {

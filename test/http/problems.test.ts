@@ -173,6 +173,7 @@ test("GET /v1/openapi.json describes every path, schema and status, without a ke
     "/v1/email",
     "/v1/email/bulk",
     "/v1/jobs/{id}",
+    "/v1/jobs/{id}/results.csv",
     "/v1/signup",
   ]);
   for (const path of ["/v1/email", "/v1/address", "/v1/signup"]) {
