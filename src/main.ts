@@ -12,6 +12,7 @@ import { coolOffFor } from "./email/smtp/mx_health.ts";
 import { startAddressService, type AddressService } from "./address/service.ts";
 import { createJobQueue } from "./jobs/job_queue.ts";
 import { startJobRunner, type JobRunner } from "./jobs/runner.ts";
+import { startAddressJobRunner, type AddressJobRunner } from "./jobs/address_runner.ts";
 import { startSweeper, type Sweeper } from "./jobs/sweeper.ts";
 import type { AddressVerifier, Services } from "./services.ts";
 import { createMetrics } from "./metrics/metrics.ts";
@@ -33,11 +34,13 @@ async function main(): Promise<void> {
   const egress = startEgressCheck(config, { log });
   const serving = config.role !== "worker";
   const working = config.role !== "api";
-  // A worker-only process never answers address calls: it does not load the street index. The index is loaded (or
-  // first imported) in the background: the server listens meanwhile, and /readyz says where the index stands.
-  const address: AddressService | undefined = serving ? startAddressService(config, { log, metrics }) : undefined;
+  // Every process loads the street index: a server answers address calls, a worker matches the rows of bulk address
+  // jobs. It is loaded (or first imported) in the background: the server listens meanwhile, and /readyz says where
+  // the index stands; bulk address rows are claimed once it answers.
+  const address: AddressService = startAddressService(config, { log, metrics });
   let server: RunningServer | undefined;
   let runner: JobRunner | undefined;
+  let addressRunner: AddressJobRunner | undefined;
   let sweeper: Sweeper | undefined;
   if (!working && core.db.kind === "embedded") {
     log.warn(
@@ -45,13 +48,13 @@ async function main(): Promise<void> {
     );
   }
   let stopping = false;
-  address?.started.catch((error) => {
+  address.started.catch((error) => {
     if (stopping) return;
     log.error("cannot start", { error: error instanceof Error ? error.message : String(error) });
     process.exit(1);
   });
   // SIGHUP: take up the indexes written into BAN_INDEX_DIR since (`npm run ban -- import` run beside the server).
-  if (address) process.on("SIGHUP", () => void address.reload({ trigger: "SIGHUP" }));
+  process.on("SIGHUP", () => void address.reload({ trigger: "SIGHUP" }));
   const startWorking = () => {
     if (stopping || !working) return;
     // The embedded database has one process: whatever is claimed at start was held by a process that died.
@@ -63,6 +66,12 @@ async function main(): Promise<void> {
       metrics,
       // A timed-out address is tried again once its MX's cool-off is over, or the retry would meet the same skip.
       timeoutRetryDelayMs: coolOffFor(config.probeTimeoutMs) + config.probeTimeoutMs,
+    });
+    addressRunner = startAddressJobRunner({
+      sql: core.db.sql,
+      verifier: address,
+      log,
+      exclusive: core.db.kind === "embedded",
     });
     sweeper = startSweeper({ sql: core.db.sql, log });
   };
@@ -76,7 +85,11 @@ async function main(): Promise<void> {
       address: address as AddressVerifier,
       egress,
       metrics,
-      jobs: { ...jobs, submit: (...args) => jobs.submit(...args).finally(() => runner?.wake()) },
+      jobs: {
+        ...jobs,
+        submit: (...args) => jobs.submit(...args).finally(() => runner?.wake()),
+        submitAddresses: (...args) => jobs.submitAddresses(...args).finally(() => addressRunner?.wake()),
+      },
     };
     server = await serve(createApp(services), {
       port: config.port,
@@ -112,8 +125,9 @@ async function main(): Promise<void> {
     // Stop accepting and finish what is in flight, then hand claimed job items back, then close the stores.
     await server?.close();
     await runner?.stop();
+    await addressRunner?.stop();
     await sweeper?.stop();
-    await address?.close();
+    await address.close();
     await email.close();
     await core.db.close();
     log.info("stopped", {});

@@ -37,7 +37,8 @@ export function rateHeaders(decision: RateDecision): Record<string, string> {
 }
 
 export interface AdmitOptions {
-  endpoint: Endpoint;
+  /** The permission the key needs; of a list, any one (a job read: the key's jobs are email or address jobs). */
+  endpoint: Endpoint | readonly Endpoint[];
   bucket: "verify" | "jobs";
 }
 
@@ -82,10 +83,11 @@ export async function admit(request: Request, services: Services, options: Admit
     scope.keyPrefix = key.prefix;
   }
   if (key.revokedAt) throw refuse("revoked-api-key", `Cannot authenticate: key ${key.prefix}… was revoked`);
-  if (!key.endpoints.includes(options.endpoint)) {
+  const wanted: readonly Endpoint[] = typeof options.endpoint === "string" ? [options.endpoint] : options.endpoint;
+  if (!wanted.some((endpoint) => key.endpoints.includes(endpoint))) {
     throw new HttpError(
       "endpoint-not-allowed",
-      `Cannot call this endpoint: the key may call ${key.endpoints.join(", ") || "no endpoint"}, not ${options.endpoint}`,
+      `Cannot call this endpoint: the key may call ${key.endpoints.join(", ") || "no endpoint"}, not ${wanted.join(" or ")}`,
     );
   }
   const plan = services.plans[key.plan];
