@@ -124,6 +124,7 @@ test("GET /v1/openapi.json, without a key", async (t) => {
     assert.deepEqual(ids.sort(), [
       "readJob",
       "readMetrics",
+      "submitBulkAddress",
       "submitBulkEmail",
       "verifyAddress",
       "verifyEmail",

@@ -15,33 +15,10 @@ import { ADDRESS_BULK_BODY_LIMIT } from "../body.ts";
 import { HttpError } from "../errors.ts";
 import { idempotencyKeyOf, REPLAYED_HEADER } from "../idempotency.ts";
 import { createHash } from "node:crypto";
-import { AddressInputSchema, isStorableText } from "../schemas.ts";
+import { AddressBulkRequestSchema, isStorableText } from "../schemas.ts";
 import { type Answer, verificationHandler } from "../verification_call.ts";
 import { RETENTION_NOTE } from "./submit_bulk.ts";
 import { testAddressOrRefuse } from "./verify_address.ts";
-
-/** An item of the list: what POST /v1/address takes, or a string as its line. */
-const AddressItemSchema = v.union([
-  v.pipe(
-    v.string(),
-    v.maxLength(1000),
-    v.check(isStorableText, "must not hold a NUL character or an unpaired surrogate"),
-    v.transform((line): AddressInput => ({ line })),
-  ),
-  AddressInputSchema,
-]);
-
-export const AddressBulkRequestSchema = v.object({
-  addresses: v.pipe(
-    v.array(AddressItemSchema),
-    v.minLength(1),
-    v.description(
-      "The addresses, each as POST /v1/address takes it (a line, or the fields) or a string as its line; at most the " +
-        "plan's address_batch_max (100,000 by default). Every row is answered; equal rows (trimmed, any case) are " +
-        "verified and charged once.",
-    ),
-  ),
-});
 
 /** The body as the route sees it: the list, plus the parsed file when the body was CSV (JSON cannot make one). */
 const AddressBulkBodySchema = v.object({
