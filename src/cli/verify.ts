@@ -49,6 +49,7 @@ async function main(argv: string[]): Promise<number> {
       statePath: args.state,
       resume: args.resume,
       pollMs: args.pollMs,
+      kind: args.kind,
       signal: interrupt.signal,
     });
     await writeOutput(args.out, outcome.csv);

@@ -114,6 +114,7 @@ export function startAddressJobRunner(options: AddressJobRunnerOptions): Address
       ];
       const written = await store.settle(results);
       const lost = written.filter((w) => !w).length;
+      log.debug("address job rows answered", { owner, rows: written.length - lost });
       if (lost > 0) log.warn("address job rows lost their lease before their results", { rows: lost });
       storeFailures.succeeded();
     } finally {
