@@ -1,7 +1,8 @@
-// The bulk address worker loop: claims rows of address jobs in large batches, hands each batch to the address service
-// at once (its batcher cuts it into tasks of many rows for the worker threads: never one task per row), and writes the
-// batch's answers in one statement (address_job_store.ts settle()). Two batches are in flight, so that the threads
-// match one while the database writes the other. Any number of runners, in one process or several, share the queue;
+// The bulk address worker loop: claims chunks of address jobs (1000 rows each, address_job_store.ts), hands a chunk's
+// rows to the address service at once (its batcher cuts them into tasks of many rows for the worker threads: never
+// one task per row), and writes the chunk's answers in one statement. Three chunks are in flight, so that the threads
+// match while the database claims and writes. A row equal to an earlier one is not matched again: it takes the
+// answer of that row, from the same chunk or from a chunk already written. Any number of runners, in one process or several, share the queue;
 // a runner that dies leaves its rows to be claimed again once their leases run out (or at the next start, on the
 // embedded database), and the lease check at write time keeps every row answered once.
 import { randomUUID } from "node:crypto";
@@ -10,7 +11,7 @@ import { deadline, sleep } from "../async/deadline.ts";
 import type { AddressInput, AddressVerification } from "../address/types.ts";
 import type { Logger } from "../log.ts";
 import type { Sql } from "../store/db.ts";
-import { type ClaimedRow, createAddressJobStore } from "./address_job_store.ts";
+import { type ClaimedChunk, createAddressJobStore } from "./address_job_store.ts";
 import { unverifiedAnswer } from "./address_rows.ts";
 import { createStoreOutageLog } from "./store_outage_log.ts";
 
@@ -27,16 +28,10 @@ export interface AddressJobRunnerOptions {
   log: Logger;
   owner?: string;
   leaseMs?: number;
-  /**
-   * Rows per claim, and so per settle statement. A match costs tens of microseconds and a settle statement about a
-   * millisecond plus a few microseconds a row: 2000 rows keep the statement's share of the time small while a batch
-   * still fits a lease many times over.
-   */
-  batchSize?: number;
-  /** Batches in flight: two, so that one is matched while the other is written. */
+  /** Chunks in flight: one matched while others are claimed and written. */
   lanes?: number;
   pollMs?: number;
-  /** Hand-outs of a row before it gets the unverified answer instead (it took its thread down each time). */
+  /** Hand-outs of a chunk before its rows get the unverified answer instead (it took its thread down each time). */
   maxAttempts?: number;
   /** A batch still unanswered after this is given up: its rows return to the queue when their leases run out. */
   batchTimeoutMs?: number;
@@ -58,15 +53,14 @@ export function startAddressJobRunner(options: AddressJobRunnerOptions): Address
     log,
     owner = `${hostname()}:${process.pid}:address:${randomUUID().slice(0, 8)}`,
     leaseMs = 60_000,
-    batchSize = 2000,
-    lanes = 2,
+    lanes = 3,
     pollMs = 1000,
     maxAttempts = 3,
     batchTimeoutMs = 5 * 60_000,
     exclusive = false,
     stopTimeoutMs = 10_000,
   } = options;
-  for (const [name, value] of Object.entries({ leaseMs, batchSize, lanes, pollMs, maxAttempts, batchTimeoutMs })) {
+  for (const [name, value] of Object.entries({ leaseMs, lanes, pollMs, maxAttempts, batchTimeoutMs })) {
     if (!(Number.isFinite(value) && value > 0)) {
       throw new RangeError(`Cannot start the address job runner: ${name} must be a positive number, got ${value}`);
     }
@@ -79,43 +73,61 @@ export function startAddressJobRunner(options: AddressJobRunnerOptions): Address
   let inFlight = 0;
   const batches = new Set<Promise<void>>();
 
-  async function runBatch(rows: ClaimedRow[]): Promise<void> {
-    const bound = deadline(batchTimeoutMs, { parents: [stopping.signal], what: "match the address batch" });
+  /** The chunk's answers: matched, or copied from an equal row's; undefined when matching failed. */
+  async function answersOf(chunk: ClaimedChunk, signal: AbortSignal): Promise<AddressVerification[] | undefined> {
+    const { inputs, dupOf, firstRow } = chunk;
+    // A row handed out too often took its worker thread down each time: the chunk's rows get the unverified answer.
+    if (chunk.attempts > maxAttempts) {
+      log.warn("address job chunk gave up after repeated failures", { job_id: chunk.jobId, rows: inputs.length });
+      return inputs.map(() => unverifiedAnswer());
+    }
+    const earlier = dupOf.filter((d): d is number => d !== null && d < firstRow);
+    const known = earlier.length === 0 ? new Map() : await store.answered(chunk.jobId, earlier);
+    const toMatch: number[] = [];
+    for (let k = 0; k < inputs.length; k++) {
+      const d = dupOf[k] ?? null;
+      if (d === null || (d < firstRow && !known.has(d))) toMatch.push(k);
+    }
+    let matched: AddressVerification[];
+    try {
+      matched = await verifier.verifyMany(
+        toMatch.map((k) => inputs[k]!),
+        { signal },
+      );
+    } catch (error) {
+      // Left claimed: the lease runs out and the chunk is claimed again, counting this hand-out.
+      if (!stopping.signal.aborted)
+        log.warn("address job chunk failed", { rows: toMatch.length, error: String(error) });
+      return undefined;
+    }
+    const answers: Array<AddressVerification | undefined> = new Array(inputs.length);
+    toMatch.forEach((k, i) => {
+      answers[k] = matched[i];
+    });
+    for (let k = 0; k < inputs.length; k++) {
+      if (answers[k] !== undefined) continue;
+      const d = dupOf[k]!;
+      answers[k] = d >= firstRow ? answers[d - firstRow] : known.get(d);
+    }
+    return answers as AddressVerification[];
+  }
+
+  async function runChunk(chunk: ClaimedChunk): Promise<void> {
+    const bound = deadline(batchTimeoutMs, { parents: [stopping.signal], what: "match the address chunk" });
     const renewal = setInterval(
       () => {
         store
-          .renew(rows, { leaseMs })
+          .renew([chunk], { leaseMs })
           .catch((error) => storeFailures.failed("warn", "address lease renewal failed", error));
       },
       Math.max(10, Math.floor(leaseMs / 3)),
     );
     try {
-      // A row handed out too often took its worker thread down each time: it gets the unverified answer.
-      const spent = rows.filter((r) => r.attempts > maxAttempts);
-      const live = rows.filter((r) => r.attempts <= maxAttempts);
-      if (spent.length > 0) log.warn("address job rows gave up after repeated failures", { rows: spent.length });
-      let answers: AddressVerification[];
-      try {
-        answers =
-          live.length === 0
-            ? []
-            : await verifier.verifyMany(
-                live.map((r) => r.input),
-                { signal: bound.signal },
-              );
-      } catch (error) {
-        // Left claimed: the lease runs out and the rows are claimed again, counting this hand-out.
-        if (!stopping.signal.aborted) log.warn("address job batch failed", { rows: live.length, error: String(error) });
-        return;
-      }
-      const results = [
-        ...live.map((row, i) => ({ row, result: answers[i]! })),
-        ...spent.map((row) => ({ row, result: unverifiedAnswer() })),
-      ];
-      const written = await store.settle(results);
-      const lost = written.filter((w) => !w).length;
-      log.debug("address job rows answered", { owner, rows: written.length - lost });
-      if (lost > 0) log.warn("address job rows lost their lease before their results", { rows: lost });
+      const answers = await answersOf(chunk, bound.signal);
+      if (answers === undefined) return;
+      const written = await store.settle(chunk, answers);
+      if (!written) log.warn("address job chunk lost its lease before its answers", { job_id: chunk.jobId });
+      else log.debug("address job rows answered", { owner, rows: answers.length });
       storeFailures.succeeded();
     } finally {
       clearInterval(renewal);
@@ -130,9 +142,9 @@ export function startAddressJobRunner(options: AddressJobRunnerOptions): Address
         if (room.signal.aborted && !stopping.signal.aborted) room = new AbortController();
         continue;
       }
-      let rows: ClaimedRow[] = [];
+      let rows: ClaimedChunk[] = [];
       try {
-        rows = await store.claim(owner, { limit: batchSize, leaseMs });
+        rows = await store.claim(owner, { limit: 1, leaseMs });
         storeFailures.succeeded();
       } catch (error) {
         storeFailures.failed("warn", "address job runner could not claim rows", error);
@@ -140,8 +152,10 @@ export function startAddressJobRunner(options: AddressJobRunnerOptions): Address
       if (stopping.signal.aborted) break;
       if (rows.length > 0) {
         inFlight++;
-        const batch = runBatch(rows)
-          .catch((error) => storeFailures.failed("error", "address job batch failed", error, { rows: rows.length }))
+        const batch = runChunk(rows[0]!)
+          .catch((error) =>
+            storeFailures.failed("error", "address job chunk failed", error, { job_id: rows[0]!.jobId }),
+          )
           .finally(() => {
             inFlight--;
             batches.delete(batch);
@@ -158,7 +172,7 @@ export function startAddressJobRunner(options: AddressJobRunnerOptions): Address
   async function recover(): Promise<void> {
     try {
       const reclaimed = await store.reclaimAll();
-      if (reclaimed > 0) log.info("address job rows of a stopped process reclaimed", { rows: reclaimed });
+      if (reclaimed > 0) log.info("address job chunks of a stopped process reclaimed", { chunks: reclaimed });
     } catch (error) {
       log.warn("address job runner could not reclaim rows at start", { error: String(error) });
     }
@@ -171,7 +185,7 @@ export function startAddressJobRunner(options: AddressJobRunnerOptions): Address
     .then(() => feed())
     .catch((error) => log.error("address job runner stopped claiming", { error: String(error) }))
     .then(() => Promise.all([...batches]));
-  log.info("address job runner started", { owner, lanes, batch_size: batchSize });
+  log.info("address job runner started", { owner, lanes });
 
   let stopped: Promise<void> | undefined;
   return {
