@@ -3,7 +3,9 @@
 // unmetered key), from the first byte of the upload to the last byte of the CSV download. Its baseline, from the same
 // run and the same rows: the in-thread match rate (AddressMatcher in this process, no pool, no HTTP, no database)
 // times the pool's threads, the ceiling a bulk job could reach if nothing but matching cost anything. The aim is
-// ratio >= 0.6. Also the server's resident memory at the end.
+// ratio >= 0.6. A second baseline tells the pipeline's cost from the machine's: the same rows through the address
+// service's worker pool in this process (verifyMany, chunks of 1000, three at once, as the job runner sends them), no
+// HTTP and no database (pool_rows_s, ratio_to_pool). Also the server's resident memory, and the machine's load.
 // Prints one line.
 //   npx tsx bench/bulk_address.ts   (BENCH_ROWS=N to change the size; BENCH_FULL=1 for 100,000 rows; WORKERS=T)
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -12,6 +14,8 @@ import path, { join } from "node:path";
 import { BanIndex } from "../src/address/index/ban_index.ts";
 import { importBan } from "../src/address/index/import.ts";
 import { AddressMatcher } from "../src/address/match.ts";
+import { createAddressService } from "../src/address/service.ts";
+import { loadConfig } from "../src/config.ts";
 import { readPackedFile } from "../src/address/packed_file.ts";
 import { compileReference } from "../src/address/reference/compile.ts";
 import { packReference } from "../src/address/reference/pack_reference.ts";
@@ -127,17 +131,36 @@ try {
   );
   const load = loadavg()[0]!;
   const measured = await run(csv);
+  const rss = Math.round(rssMb(server.child.pid!));
   if (measured.rows !== ROWS) throw new Error(`Cannot trust the run: ${measured.rows} rows downloaded for ${ROWS}`);
   const inThreadAfter = inThreadRate();
   const inThread = (inThreadBefore + inThreadAfter) / 2;
+  await server.stop();
+  const service = await createAddressService(loadConfig({ ...env, STATE_DIR: join(state.path, "pool") }), {
+    watch: false,
+  });
+  let poolRate = 0;
+  try {
+    await service.verifyMany(inputs.slice(0, 2000));
+    const p0 = performance.now();
+    for (let at = 0; at < inputs.length; at += 3000) {
+      await Promise.all(
+        [0, 1000, 2000].map((d) => service.verifyMany(inputs.slice(at + d, Math.min(at + d + 1000, at + 3000)))),
+      );
+    }
+    poolRate = inputs.length / ((performance.now() - p0) / 1000);
+  } finally {
+    await service.close();
+  }
   const rate = ROWS / measured.total;
   const ceiling = inThread * THREADS;
   const f = (n: number, d = 2) => n.toFixed(d);
   console.log(
     `bulk_address rows=${ROWS} threads=${THREADS} upload_s=${f(measured.upload)} match_s=${f(measured.match)} ` +
       `download_s=${f(measured.download)} total_s=${f(measured.total)} rows_s=${Math.round(rate)} ` +
-      `in_thread_rows_s=${Math.round(inThread)} (${Math.round(inThreadBefore)}/${Math.round(inThreadAfter)}) ceiling_rows_s=${Math.round(ceiling)} ratio=${f(rate / ceiling)} ` +
-      `server_rss_mb=${Math.round(rssMb(server.child.pid!))} load1=${load.toFixed(1)} cores=${cpus().length} node=${process.version}`,
+      `in_thread_rows_s=${Math.round(inThread)} in_thread_before=${Math.round(inThreadBefore)} ` +
+      `in_thread_after=${Math.round(inThreadAfter)} ceiling_rows_s=${Math.round(ceiling)} ratio=${f(rate / ceiling)} ` +
+      `pool_rows_s=${Math.round(poolRate)} ratio_to_pool=${f(rate / poolRate)} server_rss_mb=${rss} load1=${load.toFixed(1)} cores=${cpus().length} node=${process.version}`,
   );
 } finally {
   await server.stop();
