@@ -1,6 +1,6 @@
 // The bulk address worker loop: claims chunks of address jobs (1000 rows each, address_job_store.ts), hands a chunk's
 // rows to the address service at once (its batcher cuts them into tasks of many rows for the worker threads: never
-// one task per row), and writes the chunk's answers in one statement. Three chunks are in flight, so that the threads
+// one task per row), and writes the chunk's answers in one statement. Six chunks are in flight, so that the threads
 // match while the database claims and writes. A row equal to an earlier one is not matched again: it takes the
 // answer of that row, from the same chunk or from a chunk already written. Any number of runners, in one process or several, share the queue;
 // a runner that dies leaves its rows to be claimed again once their leases run out (or at the next start, on the
@@ -28,7 +28,11 @@ export interface AddressJobRunnerOptions {
   log: Logger;
   owner?: string;
   leaseMs?: number;
-  /** Chunks in flight: one matched while others are claimed and written. */
+  /**
+   * Chunks in flight: matched while others are claimed and written. Measured in one process on the embedded database
+   * with two threads (20,000 Paris rows, a shared machine at load 9): 3 lanes took 4.75-12.9 s against 2.9-4.9 s for
+   * the pool alone, 6 lanes 4.05-4.9 s against 2.8-3.5 s. Each lane holds 1000 rows.
+   */
   lanes?: number;
   pollMs?: number;
   /** Hand-outs of a chunk before its rows get the unverified answer instead (it took its thread down each time). */
@@ -53,7 +57,7 @@ export function startAddressJobRunner(options: AddressJobRunnerOptions): Address
     log,
     owner = `${hostname()}:${process.pid}:address:${randomUUID().slice(0, 8)}`,
     leaseMs = 60_000,
-    lanes = 3,
+    lanes = 6,
     pollMs = 1000,
     maxAttempts = 3,
     batchTimeoutMs = 5 * 60_000,
@@ -123,11 +127,21 @@ export function startAddressJobRunner(options: AddressJobRunnerOptions): Address
       Math.max(10, Math.floor(leaseMs / 3)),
     );
     try {
+      const began = performance.now();
       const answers = await answersOf(chunk, bound.signal);
       if (answers === undefined) return;
+      const matched = performance.now();
       const written = await store.settle(chunk, answers);
       if (!written) log.warn("address job chunk lost its lease before its answers", { job_id: chunk.jobId });
-      else log.debug("address job rows answered", { owner, rows: answers.length });
+      else {
+        const ms = (t: number) => Math.round(t);
+        log.debug("address job rows answered", {
+          owner,
+          rows: answers.length,
+          match_ms: ms(matched - began),
+          write_ms: ms(performance.now() - matched),
+        });
+      }
       storeFailures.succeeded();
     } finally {
       clearInterval(renewal);
