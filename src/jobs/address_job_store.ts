@@ -1,5 +1,5 @@
 // Bulk address jobs in the database: the same jobs table as email jobs (one id space, one read route, one retention,
-// one sweep), kind 'address', with their rows in chunks of CHUNK_ROWS (address_job_chunks, migration 007): a chunk
+// one sweep), kind 'address', with their rows in chunks of CHUNK_ROWS (address_job_chunks, migration 008): a chunk
 // is claimed, answered and written as one row. A match costs tens of microseconds, and a row of the database costs
 // about as much to claim and again to write (measured on the embedded database: a 2000-row update took 0.6-1.5 s),
 // so a row per address would make the database, not the threads, the measure of a job. Chunks are claimed under
