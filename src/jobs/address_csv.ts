@@ -86,12 +86,8 @@ export function addressColumns(columns: readonly string[]): Partial<Record<Input
     const at = names.map((n) => keys.indexOf(n)).find((i) => i >= 0);
     if (at !== undefined) mapping[field] = at;
   }
-  const placed =
-    mapping.line !== undefined ||
-    mapping.street !== undefined ||
-    mapping.city !== undefined ||
-    mapping.postcode !== undefined;
-  if (!placed) {
+  // A line or a street makes an address list: a city or a postcode alone is any list of people or places.
+  if (mapping.line === undefined && mapping.street === undefined) {
     throw new CsvReadError(
       "no address column: name one column adresse, address or line, or the field columns numero, voie, " +
         "code_postal, ville (or house_number, street, postcode, city)",

@@ -27,8 +27,10 @@ test("addressColumns() reads French and international names, in any case and wit
     city: 3,
   });
   assert.throws(() => addressColumns(["name", "phone"]), CsvReadError);
-  // A number alone says nowhere.
+  // A number, a city or a postcode alone does not make a list of addresses.
   assert.throws(() => addressColumns(["numero", "note"]), /no address column/);
+  assert.throws(() => addressColumns(["name", "city"]), /no address column/);
+  assert.throws(() => addressColumns(["cp", "ville"]), /no address column/);
 });
 
 test("parseAddressCsv() gives each row its input, keeps every cell, and skips empty cells", () => {

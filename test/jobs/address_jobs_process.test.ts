@@ -3,7 +3,7 @@
 // once and charged once; on PostgreSQL two processes work the same job; `npm run verify` sends an address file in
 // jobs of the plan's size and writes the rows back in order.
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -36,6 +36,7 @@ let csv = "";
 
 before(async () => {
   if (skip) return;
+  mkdirSync(indexDir, { recursive: true });
   copyCachedReference(indexDir);
   await importBan(PARIS_BAN, { banSource: dirname(PARIS_BAN), indexDir });
   const rows = await parisRows(DISTINCT, 5);
