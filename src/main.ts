@@ -12,6 +12,7 @@ import { coolOffFor } from "./email/smtp/mx_health.ts";
 import { startAddressService, type AddressService } from "./address/service.ts";
 import { createJobQueue } from "./jobs/job_queue.ts";
 import { startJobRunner, type JobRunner } from "./jobs/runner.ts";
+import { startAddressJobRunner, type AddressJobRunner } from "./jobs/address_runner.ts";
 import { startSweeper, type Sweeper } from "./jobs/sweeper.ts";
 import { startCallbackDeliverer, type CallbackDeliverer } from "./callbacks/deliverer.ts";
 import { callbackPolicy } from "./callbacks/callback_target.ts";
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
   let runner: JobRunner | undefined;
   let sweeper: Sweeper | undefined;
   let callbacks: CallbackDeliverer | undefined;
+  let addressRunner: AddressJobRunner | undefined;
   let stopping = false;
   // Requests in flight and the runner's probes get most of the drain time; handing items back and closing the rest.
   const inFlightMs = inFlightShare(config.stopDrainMs);
@@ -53,6 +55,7 @@ async function main(): Promise<void> {
         [
           { name: "http server", stop: () => server?.close(inFlightMs) },
           { name: "job runner", stop: () => runner?.stop() },
+          { name: "address job runner", stop: () => addressRunner?.stop() },
           { name: "job sweeper", stop: () => sweeper?.stop() },
           { name: "callback deliverer", stop: () => callbacks?.stop() },
         ],
@@ -84,21 +87,23 @@ async function main(): Promise<void> {
   const egress = startEgressCheck(config, { log });
   const serving = config.role !== "worker";
   const working = config.role !== "api";
-  // A worker-only process never answers address calls: it does not load the street index. The index is loaded (or
-  // first imported) in the background: the server listens meanwhile, and /readyz says where the index stands.
-  address = serving ? startAddressService(config, { log, metrics }) : undefined;
+  // Every process loads the street index: a server answers address calls, a worker matches the rows of bulk address
+  // jobs. It is loaded (or first imported) in the background: the server listens meanwhile, and /readyz says where
+  // the index stands; bulk address rows are claimed once it answers.
+  const addressService: AddressService = startAddressService(config, { log, metrics });
+  address = addressService;
   if (!working && built.db.kind === "embedded") {
     log.warn(
       "nobody works bulk jobs: ROLE=api on the embedded database; use ROLE=all, or DATABASE_URL with worker processes",
     );
   }
-  address?.started.catch((error) => {
+  addressService.started.catch((error) => {
     if (stopping) return;
     log.error("cannot start", { error: error instanceof Error ? error.message : String(error) });
     process.exit(1);
   });
   // SIGHUP: take up the indexes written into BAN_INDEX_DIR since (`npm run ban -- import` run beside the server).
-  if (address) process.on("SIGHUP", () => void address.reload({ trigger: "SIGHUP" }));
+  process.on("SIGHUP", () => void address.reload({ trigger: "SIGHUP" }));
   const startWorking = () => {
     if (stopping || !working) return;
     // The embedded database has one process: whatever is claimed at start was held by a process that died.
@@ -123,6 +128,12 @@ async function main(): Promise<void> {
       timeoutMs: config.callbackTimeoutMs,
       exclusive: built.db.kind === "embedded",
     });
+    addressRunner = startAddressJobRunner({
+      sql: built.db.sql,
+      verifier: addressService,
+      log,
+      exclusive: built.db.kind === "embedded",
+    });
   };
   if (serving && !stopping) {
     const jobs = createJobQueue(built.db.sql);
@@ -142,6 +153,7 @@ async function main(): Promise<void> {
             runner?.wake();
             if (args[2]?.callbackUrl !== undefined) callbacks?.wake();
           }),
+        submitAddresses: (...args) => jobs.submitAddresses(...args).finally(() => addressRunner?.wake()),
       },
     };
     server = await serve(createApp(services), {

@@ -12,6 +12,7 @@ import type { EmailVerifier } from "./email/verifier.ts";
 import type { Idempotency, Job, JobTable, ReadOptions, SubmittedTable } from "./jobs/job_store.ts";
 import type { AddressInput, AddressVerification } from "./address/types.ts";
 import type { AddressIndexStatus } from "./address/index_status.ts";
+import type { AddressJob, AddressJobTable } from "./jobs/address_job_store.ts";
 import type { EgressStatus } from "./email/egress/self_check.ts";
 import type { Metrics } from "./metrics/metrics.ts";
 
@@ -52,6 +53,19 @@ export interface JobQueue {
   read(accountId: string, jobId: string, options?: Pick<ReadOptions, "offset" | "limit">): Promise<Job | undefined>;
   /** The finished rows as submitted, for CSV out. */
   readTable(accountId: string, jobId: string): Promise<JobTable | undefined>;
+  /** A bulk address job: every row stored, equal rows verified once; answered rows with test keys. */
+  submitAddresses(
+    accountId: string,
+    inputs: AddressInput[],
+    options?: { answers?: AddressVerification[]; table?: SubmittedTable; idempotency?: Idempotency },
+  ): Promise<AcceptedJob>;
+  /** An address job of the account (undefined for any other job, as for none). */
+  readAddresses(
+    accountId: string,
+    jobId: string,
+    options?: Pick<ReadOptions, "offset" | "limit">,
+  ): Promise<AddressJob | undefined>;
+  readAddressTable(accountId: string, jobId: string): Promise<AddressJobTable | undefined>;
 }
 
 export interface Services {

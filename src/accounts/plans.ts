@@ -10,13 +10,29 @@ export interface Plan {
   quota: Record<MeteredEndpoint, number> | null;
   rate: { per_minute: number; burst: number };
   batch_max: number;
+  /** Rows one bulk address job may hold (POST /v1/address/bulk), ADDRESS_BATCH_MAX when unset (docs/decisions.md). */
+  address_batch_max?: number;
 }
 
 export const SPEC_BATCH_MAX = 5000;
+/** The default rows per bulk address job, and the most a plans file may allow (docs/decisions.md). */
+export const ADDRESS_BATCH_MAX = 100_000;
 
 export const BUILT_IN_PLANS: Record<string, Plan> = {
-  free: { name: "free", quota: { email: 100, address: 100 }, rate: { per_minute: 60, burst: 10 }, batch_max: 100 },
-  unmetered: { name: "unmetered", quota: null, rate: { per_minute: 600, burst: 100 }, batch_max: 5000 },
+  free: {
+    name: "free",
+    quota: { email: 100, address: 100 },
+    rate: { per_minute: 60, burst: 10 },
+    batch_max: 100,
+    address_batch_max: 100,
+  },
+  unmetered: {
+    name: "unmetered",
+    quota: null,
+    rate: { per_minute: 600, burst: 100 },
+    batch_max: 5000,
+    address_batch_max: ADDRESS_BATCH_MAX,
+  },
 };
 
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
@@ -27,6 +43,7 @@ const PlansFileSchema = v.object({
       quota: v.nullable(v.object({ email: count, address: count })),
       rate: v.object({ per_minute: v.pipe(count, v.minValue(1)), burst: count }),
       batch_max: v.pipe(count, v.minValue(1), v.maxValue(SPEC_BATCH_MAX)),
+      address_batch_max: v.optional(v.pipe(count, v.minValue(1), v.maxValue(ADDRESS_BATCH_MAX)), ADDRESS_BATCH_MAX),
     }),
   ),
 });

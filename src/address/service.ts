@@ -26,6 +26,11 @@ import type { AddressInput, AddressVerification } from "./types.ts";
 
 export interface AddressService {
   verify(input: AddressInput, options?: { signal?: AbortSignal }): Promise<AddressVerification>;
+  /**
+   * Many rows at once (bulk jobs): queued in the batcher together, so they leave as tasks of many rows, beside the
+   * single calls. Answers in input order, each with duration_ms 0 (a row's time is its batch's, not its own).
+   */
+  verifyMany(inputs: readonly AddressInput[], options?: { signal?: AbortSignal }): Promise<AddressVerification[]>;
   /** true once the index of every configured département is loaded. */
   readonly ready: boolean;
   /**
@@ -356,6 +361,11 @@ export function startAddressService(config: Config, options: AddressServiceOptio
       const ms = performance.now() - t0;
       metrics?.addressMatch(result.verdict, "live", ms / 1000);
       return { ...result, duration_ms: Math.round(ms) };
+    },
+    async verifyMany(inputs, opts = {}) {
+      if (!answering()) throw new AddressIndexUnavailableError([...importing], IMPORT_RETRY_AFTER_SECONDS);
+      const answers = await Promise.all(inputs.map((input) => batcher.submit(input, { signal: opts.signal })));
+      return answers.map((answer) => ({ ...answer, duration_ms: 0 }));
     },
     async close() {
       if (closed) return;

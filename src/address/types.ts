@@ -23,6 +23,15 @@ export interface NormalizedAddress {
   line: string;
   latitude: number | null;
   longitude: number | null;
+  // Extensions (described in the OpenAPI document): for joins with other public data, and for mailers.
+  /** The commune's INSEE code (the arrondissement's in Paris, Lyon, Marseille), null when not known. */
+  insee_code?: string | null;
+  /** BAN's id of the matched address (`75101_cfq3tf_00001`), null when no listed address matched. */
+  ban_id?: string | null;
+  /** NF Z 10-011 line 4 as La Poste prints it: number, suffix, street; upper case, at most 38 characters. */
+  postal_line_4?: string | null;
+  /** NF Z 10-011 line 6: postcode and delivery name. */
+  postal_line_6?: string;
 }
 
 export interface AddressVerification {

@@ -55,6 +55,7 @@ async function main(argv: string[]): Promise<number> {
       resume: args.resume,
       force: args.force,
       pollMs: args.pollMs,
+      kind: args.kind,
       signal: interrupt.signal,
     });
     await writeOutput(args.out, outcome.csv);

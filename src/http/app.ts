@@ -19,6 +19,7 @@ import { createMetrics } from "../metrics/metrics.ts";
 import { readJobRoute } from "./routes/read_job.ts";
 import { readCallbackSecretRoute, rotateCallbackSecretRoute } from "./routes/callback_secret.ts";
 import { submitBulkRoute } from "./routes/submit_bulk.ts";
+import { submitAddressBulkRoute } from "./routes/submit_address_bulk.ts";
 import { verifyAddressRoute } from "./routes/verify_address.ts";
 import { verifyEmailRoute } from "./routes/verify_email.ts";
 import { verifySignupRoute } from "./routes/verify_signup.ts";
@@ -72,6 +73,7 @@ export function createApp(services: Services): App {
     { method: "POST", pattern: "/v1/address", handler: verifyAddressRoute(services) },
     { method: "POST", pattern: "/v1/signup", handler: verifySignupRoute(services) },
     { method: "POST", pattern: "/v1/email/bulk", handler: submitBulkRoute(services) },
+    { method: "POST", pattern: "/v1/address/bulk", handler: submitAddressBulkRoute(services) },
     { method: "GET", pattern: "/v1/jobs/:id", handler: readJobRoute(services) },
     { method: "GET", pattern: "/v1/jobs/:id/results.csv", handler: readJobRoute(services, "csv") },
     { method: "GET", pattern: "/v1/account/callback-secret", handler: readCallbackSecretRoute(services) },

@@ -6,6 +6,19 @@ import { requestBytes } from "./light.ts";
 
 export const SINGLE_BODY_LIMIT = 64 * 1024;
 export const BULK_BODY_LIMIT = 2 * 1024 * 1024;
+/**
+ * A bulk address file: 100,000 rows (the default address_batch_max) of a long French address with a few columns of
+ * the user's take 20 MB or so; 48 MiB leaves room for wide files. Read whole, so only this route's requests may be
+ * this large (serve.ts asks bodyLimitOf()).
+ */
+export const ADDRESS_BULK_BODY_LIMIT = 48 * 1024 * 1024;
+export const ADDRESS_BULK_PATH = "/v1/address/bulk";
+
+/** The most bytes a request to this target may send: the bulk address route's own ceiling, else the bulk cap. */
+export function bodyLimitOf(target: string): number {
+  const path = target.split("?", 1)[0];
+  return path === ADDRESS_BULK_PATH ? ADDRESS_BULK_BODY_LIMIT : BULK_BODY_LIMIT;
+}
 
 function mediaTypeOf(request: Request): string {
   return (request.headers.get("content-type") ?? "").split(";", 1)[0].trim().toLowerCase();

@@ -38,8 +38,11 @@ export function rateHeaders(decision: RateDecision): Record<string, string> {
 }
 
 export interface AdmitOptions {
-  /** The permission the key needs; unset: any key of the account (its own settings, such as the callback secret). */
-  endpoint?: Endpoint;
+  /**
+   * The permission the key needs; of a list, any one (a job read: the key's jobs are email or address jobs); unset:
+   * any key of the account (its own settings, such as the callback secret).
+   */
+  endpoint?: Endpoint | readonly Endpoint[];
   bucket: "verify" | "jobs";
 }
 
@@ -86,10 +89,12 @@ export async function admit(request: Request, services: Services, options: Admit
     scope.keyPrefix = key.prefix;
   }
   if (key.revokedAt) throw refuse("revoked-api-key", `Cannot authenticate: key ${key.prefix}… was revoked`);
-  if (options.endpoint !== undefined && !key.endpoints.includes(options.endpoint)) {
+  const wanted: readonly Endpoint[] | undefined =
+    typeof options.endpoint === "string" ? [options.endpoint] : options.endpoint;
+  if (wanted !== undefined && !wanted.some((endpoint) => key.endpoints.includes(endpoint))) {
     throw new HttpError(
       "endpoint-not-allowed",
-      `Cannot call this endpoint: the key may call ${key.endpoints.join(", ") || "no endpoint"}, not ${options.endpoint}`,
+      `Cannot call this endpoint: the key may call ${key.endpoints.join(", ") || "no endpoint"}, not ${wanted.join(" or ")}`,
     );
   }
   const plan = services.plans[key.plan];

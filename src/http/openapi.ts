@@ -3,6 +3,8 @@
 import { toJsonSchemaDefs } from "@valibot/to-json-schema";
 import {
   AddressInputSchema,
+  AddressBulkRequestSchema,
+  AddressJobSchema,
   AddressVerificationSchema,
   BulkRequestSchema,
   CallbackSecretSchema,
@@ -20,6 +22,7 @@ import { PROBLEM_TYPES, type ProblemSlug } from "./errors.ts";
 import { VERDICTS } from "../email/vocabulary.ts";
 import { RESERVED_EMAILS } from "../testmode/email.ts";
 import {
+  addressBulkExamples,
   addressExamples,
   bulkExamples,
   callbackExamples,
@@ -35,6 +38,7 @@ const DEFINITIONS = {
   AddressInput: AddressInputSchema,
   SignupRequest: SignupRequestSchema,
   BulkRequest: BulkRequestSchema,
+  AddressBulkRequest: AddressBulkRequestSchema,
   EmailVerification: EmailVerificationSchema,
   AddressVerification: AddressVerificationSchema,
   SignupVerification: SignupVerificationSchema,
@@ -42,6 +46,7 @@ const DEFINITIONS = {
   Job: JobSchema,
   JobCallback: JobCallbackSchema,
   CallbackSecret: CallbackSecretSchema,
+  AddressJob: AddressJobSchema,
   Problem: ProblemSchema,
   ValidationError: ValidationErrorSchema,
 };
@@ -406,6 +411,7 @@ function jobReadErrors(publicUrl: string) {
 
 function describeApi(publicUrl: string) {
   const bulk = bulkExamples(publicUrl);
+  const addressBulk = addressBulkExamples(publicUrl);
   return {
     openapi: "3.1.0",
     info: {
@@ -497,6 +503,65 @@ function describeApi(publicUrl: string) {
           },
         },
       },
+      // An extension (the spec's JSON contract is unchanged): address lists as bulk jobs.
+      "/v1/address/bulk": {
+        post: {
+          operationId: "submitBulkAddress",
+          summary: "Submit a list or a CSV file of French postal addresses for asynchronous verification (extension)",
+          description:
+            "The bulk job model of POST /v1/email/bulk for addresses: 202 and Location, GET /v1/jobs/{id} with " +
+            "status, processed, results in input order (each the POST /v1/address answer with its `row`), pages, a " +
+            "summary by verdict and CSV results, Idempotency-Key, 48 h retention. Every row is answered; rows equal " +
+            "once trimmed and in any case are verified once. One unit of the address quota per distinct row, " +
+            "charged at submission (402 when the quota cannot cover the whole list, nothing charged). A job holds " +
+            "at most the plan's address_batch_max rows (100,000 by default): a larger list is a 413 naming the " +
+            "limit (`npm run verify` splits a file into several jobs). A test key (vrai_test_…) answers only the " +
+            "reserved addresses, offline.",
+          tags: ["address"],
+          "x-vrai-extension": "address-bulk",
+          security: [{ bearer: [] }],
+          parameters: [IDEMPOTENCY_KEY],
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": { schema: ref("AddressBulkRequest"), examples: addressBulk.request },
+              "text/csv": {
+                schema: {
+                  type: "string",
+                  description:
+                    "A CSV file instead of the JSON list: UTF-8 (with or without BOM), comma or semicolon " +
+                    "separated, quoted fields, a header row. The address is one column named adresse, address or " +
+                    "line, or field columns named numero/house_number, voie/rue/street, code_postal/cp/postcode, " +
+                    "ville/commune/city, pays/country (any case, accents ignored), or both (fields stand over the " +
+                    "line). A complement column is kept but not matched. Every other column is kept with its row " +
+                    "and given back, before the answer's columns, by the CSV read of the job. A row that cannot be " +
+                    "read, or no address column, is a 400 invalid-request whose `line` member names the line.",
+                },
+                example: addressBulk.csvRequest,
+              },
+            },
+          },
+          responses: {
+            "202": {
+              description: "Job accepted; poll it at Location.",
+              headers: {
+                Location: {
+                  description: "URL of the job.",
+                  schema: { type: "string", format: "uri" },
+                  example: addressBulk.accepted.reserved.value.poll,
+                },
+                ...RATE_HEADERS,
+                ...QUOTA_HEADERS,
+                ...IDEMPOTENT_REPLAYED,
+              },
+              content: { "application/json": { schema: ref("JobAccepted"), examples: addressBulk.accepted } },
+            },
+            ...verificationErrors(publicUrl, {
+              "413": problemResponse(publicUrl, ["batch-too-large"], AFTER_ADMISSION),
+            }),
+          },
+        },
+      },
       "/v1/jobs/{id}": {
         get: {
           operationId: "readJob",
@@ -507,10 +572,17 @@ function describeApi(publicUrl: string) {
           responses: {
             "200": {
               description:
-                "The job. The same read with `Accept: text/csv` answers its finished rows as CSV, as " +
-                "`GET /v1/jobs/{id}/results.csv` does (described there, so that typed clients read this one as a Job).",
+                "The job: an email job's Job, or an AddressJob for an address list (an extension), whose JSON " +
+                "read answers 1000 results unless a page is asked for. The same read with `Accept: text/csv` " +
+                "answers its finished rows as CSV, as `GET /v1/jobs/{id}/results.csv` does (described there, so that " +
+                "typed clients read this one as JSON).",
               headers: { ...RATE_HEADERS, ...JOB_HEADERS },
-              content: { "application/json": { schema: ref("Job"), examples: bulk.job } },
+              content: {
+                "application/json": {
+                  schema: { oneOf: [ref("Job"), ref("AddressJob")] },
+                  examples: { ...bulk.job, address: addressBulk.job },
+                },
+              },
             },
             ...jobReadErrors(publicUrl),
           },
@@ -529,7 +601,10 @@ function describeApi(publicUrl: string) {
               description:
                 "The finished rows as CSV in submission order: the submitted columns (or `email`), then verdict, " +
                 "reasons (separated by `|`), suggestion, disposable, role, catch_all (true, false, or empty when the " +
-                "check did not run). The job's state is in the X-Job-* headers.",
+                "check did not run). An address job's rows are the submitted columns (or the input's members), then " +
+                "verdict, reasons, normalized_line, normalized_house_number, normalized_house_number_suffix, " +
+                "normalized_street, normalized_postcode, normalized_city, latitude, longitude, insee_code, ban_id, " +
+                "postal_line_4, postal_line_6. The job's state is in the X-Job-* headers.",
               headers: { ...RATE_HEADERS, ...JOB_HEADERS },
               content: { "text/csv": { schema: { type: "string" }, example: bulk.csv } },
             },

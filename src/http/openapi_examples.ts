@@ -6,6 +6,14 @@ import { combineSignup } from "../signup/combine.ts";
 import { RESERVED_ADDRESS_LINES, testAddressAnswer } from "../testmode/address.ts";
 import { RESERVED_EMAILS, testEmailAnswer } from "../testmode/email.ts";
 import { PROBLEM_TYPES, type ProblemSlug } from "./errors.ts";
+import {
+  ADDRESS_INPUT_COLUMNS,
+  ADDRESS_RESULT_COLUMNS,
+  addressInputCells,
+  addressResultCells,
+} from "../jobs/address_csv.ts";
+import { csvLines } from "../jobs/csv_table.ts";
+import { ADDRESS_VERDICTS } from "../address/vocabulary.ts";
 
 /** An OpenAPI Example Object. */
 export interface Example {
@@ -346,4 +354,50 @@ export function problemExamples(publicUrl: string, slugs: readonly ProblemSlug[]
     }
   }
   return examples;
+}
+
+/** POST /v1/address/bulk and its job read: every reserved address line, accepted, then completed. */
+export function addressBulkExamples(publicUrl: string) {
+  const poll = `${publicUrl}/v1/jobs/${EXAMPLE_JOB_ID}`;
+  const inputs = RESERVED_ADDRESS_LINES.map((line) => ({ line }));
+  const answers = inputs.map((input) => addressAnswer(input));
+  const summary = Object.fromEntries(ADDRESS_VERDICTS.map((v) => [v, 0])) as Record<string, number>;
+  for (const answer of answers) summary[answer.verdict]! += 1;
+  return {
+    request: {
+      reserved: { summary: `Every reserved address (${TEST_KEY_NOTE})`, value: { addresses: inputs } },
+    } satisfies Examples,
+    csvRequest: `id;adresse\r\n${RESERVED_ADDRESS_LINES.map((line, i) => `${i + 1};${line}`).join("\r\n")}\r\n`,
+    accepted: {
+      reserved: {
+        summary: "Accepted: poll the job",
+        value: {
+          job_id: EXAMPLE_JOB_ID,
+          status: "completed",
+          total: inputs.length,
+          poll,
+          expires_at: "2026-01-03T10:00:00.000Z",
+          retention_note: "Submitted addresses and results are deleted 48 hours after submission.",
+        },
+      },
+    } satisfies Examples,
+    job: {
+      summary: "An address job once completed",
+      value: {
+        job_id: EXAMPLE_JOB_ID,
+        kind: "address",
+        status: "completed",
+        total: answers.length,
+        processed: answers.length,
+        created_at: "2026-01-01T10:00:00.000Z",
+        expires_at: "2026-01-03T10:00:00.000Z",
+        summary,
+        results: answers.map((answer, i) => ({ ...answer, row: i + 1 })),
+      },
+    },
+    csv: csvLines([
+      [...ADDRESS_INPUT_COLUMNS, ...ADDRESS_RESULT_COLUMNS],
+      ...inputs.map((input, i) => [...addressInputCells(input), ...addressResultCells(answers[i]!)]),
+    ]),
+  };
 }

@@ -86,6 +86,29 @@ export const BulkRequestSchema = v.object({
   callback_url: CallbackUrlSchema,
 });
 
+/** An item of the list: what POST /v1/address takes, or a string as its line. */
+const AddressItemSchema = v.union([
+  v.pipe(
+    v.string(),
+    v.maxLength(1000),
+    Storable,
+    v.transform((line): { line: string } => ({ line })),
+  ),
+  AddressInputSchema,
+]);
+
+export const AddressBulkRequestSchema = v.object({
+  addresses: v.pipe(
+    v.array(AddressItemSchema),
+    v.minLength(1),
+    v.description(
+      "The addresses, each as POST /v1/address takes it (a line, or the fields) or a string as its line; at most the " +
+        "plan's address_batch_max (100,000 by default). Every row is answered; equal rows (trimmed, any case) are " +
+        "verified and charged once.",
+    ),
+  ),
+});
+
 export const JobIdSchema = v.pipe(v.string(), v.uuid(), v.description("Job id (uuid)."));
 
 // Responses (documentation only: the service builds them, clients validate them).
@@ -118,6 +141,38 @@ export const NormalizedAddressSchema = v.object({
   line: v.string(),
   latitude: v.nullable(v.number()),
   longitude: v.nullable(v.number()),
+  // Extensions (the spec's members are unchanged): for joins with other public data, and for mailers.
+  insee_code: v.optional(
+    v.pipe(
+      v.nullable(v.string()),
+      v.description("Extension: the commune's INSEE code (the arrondissement's in Paris, Lyon, Marseille)."),
+    ),
+  ),
+  ban_id: v.optional(
+    v.pipe(
+      v.nullable(v.string()),
+      v.description(
+        "Extension: BAN's id of the matched address (`75101_cfq3tf_00150`), for joins with other public data; null " +
+          "when no listed address matched (no number, or one the street does not have).",
+      ),
+    ),
+  ),
+  postal_line_4: v.optional(
+    v.pipe(
+      v.nullable(v.string()),
+      v.description(
+        "Extension: NF Z 10-011 line 4 as La Poste prints it: number, suffix and street, upper case without accents " +
+          "or punctuation, at most 38 characters, shortened where longer by BAN's abbreviation rules " +
+          "(@etalab/normadresse). Null without a street.",
+      ),
+    ),
+  ),
+  postal_line_6: v.optional(
+    v.pipe(
+      v.string(),
+      v.description("Extension: NF Z 10-011 line 6: postcode and delivery name, as line 4 is written."),
+    ),
+  ),
 });
 
 export const AddressVerificationSchema = v.object({
@@ -209,6 +264,41 @@ export const JobSchema = v.object({
   callback: v.optional(JobCallbackSchema),
   results: v.array(EmailVerificationSchema),
 });
+
+export const AddressJobResultSchema = v.object({
+  ...AddressVerificationSchema.entries,
+  row: v.pipe(v.number(), v.integer(), v.description("The row this answers: 1-based, in input order.")),
+});
+
+export const AddressJobSchema = v.pipe(
+  v.object({
+    job_id: v.pipe(v.string(), v.uuid()),
+    kind: v.literal("address"),
+    status: JobStatus,
+    total: v.pipe(v.number(), v.integer(), v.description("Rows submitted (equal rows included: each is answered).")),
+    processed: v.pipe(v.number(), v.integer()),
+    created_at: v.pipe(v.string(), v.isoTimestamp()),
+    expires_at: v.pipe(v.string(), v.isoTimestamp()),
+    failure_reason: v.optional(v.string()),
+    summary: v.pipe(
+      v.object(
+        Object.fromEntries(ADDRESS_VERDICTS.map((verdict) => [verdict, v.pipe(v.number(), v.integer())])) as Record<
+          (typeof ADDRESS_VERDICTS)[number],
+          v.SchemaWithPipe<readonly [v.NumberSchema<undefined>, v.IntegerAction<number, undefined>]>
+        >,
+      ),
+      v.description("Rows answered so far, by verdict."),
+    ),
+    results: v.pipe(
+      v.array(AddressJobResultSchema),
+      v.description(
+        "Answered rows in input order, each the POST /v1/address answer with its `row`: the first 1000 unless " +
+          "`offset`/`limit` ask for another page (10,000 at most).",
+      ),
+    ),
+  }),
+  v.description("A bulk address job (extension): GET /v1/jobs/{id} of a job submitted to POST /v1/address/bulk."),
+);
 
 const Count = (description: string) => v.optional(v.pipe(v.number(), v.integer(), v.description(description)));
 

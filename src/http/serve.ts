@@ -10,12 +10,11 @@ import type { Duplex } from "node:stream";
 import { currentTurn } from "../async/end_of_turn.ts";
 import type { Logger } from "../log.ts";
 import type { App } from "./app.ts";
-import { BULK_BODY_LIMIT } from "./body.ts";
+import { BULK_BODY_LIMIT, bodyLimitOf } from "./body.ts";
 import type { ProblemSlug } from "./errors.ts";
 import { LightRequest, LightResponse } from "./light.ts";
 import { REQUEST_ID_HEADER, requestIdFrom } from "./request_scope.ts";
 
-const BODY_CEILING = BULK_BODY_LIMIT + 1;
 /**
  * The origin of every request URL handed to the app. Only the request target picks the route; nothing the client
  * sends in Host reaches a URL. The URLs the service writes are built from PUBLIC_URL, never from a request.
@@ -162,17 +161,21 @@ async function answerConnect(app: App, req: IncomingMessage, socket: Duplex): Pr
   if (socket.writable) answerAndClose(socket, rawHttp(await parts(answer)));
 }
 
-/** Resolves with the body up to BODY_CEILING bytes (stops reading there); rejects when the request ends early. */
-function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+/**
+ * Resolves with the body up to the bulk cap plus one byte, or the larger ceiling of the route that takes larger bodies (bulk
+ * address files), stopping there; rejects when the request ends early.
+ */
+function readBody(req: IncomingMessage, target: string): Promise<Buffer | undefined> {
   if (req.method === "GET" || req.method === "HEAD") return Promise.resolve(undefined);
+  const ceiling = Math.max(bodyLimitOf(target), BULK_BODY_LIMIT) + 1;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
-      const room = BODY_CEILING - size;
+      const room = ceiling - size;
       chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
       size += Math.min(chunk.length, room);
-      if (size >= BODY_CEILING) {
+      if (size >= ceiling) {
         // Enough to know it is too large: the route answers now, on a closing connection (see writeResponse).
         req.off("data", onData);
         req.pause();
@@ -231,7 +234,7 @@ async function handle(app: App, req: IncomingMessage, res: ServerResponse): Prom
     writeResponse(req, res, lightParts(answer), true);
     return;
   }
-  const body = await readBody(req);
+  const body = await readBody(req, target);
   const request = new LightRequest(method, REQUEST_ORIGIN + target, req.headers, body, req.socket.remoteAddress);
   let gone = false;
   res.on("close", () => {

@@ -135,9 +135,21 @@ function addressColumn(columns: string[], rows: string[][]): number {
   throw new CsvReadError(`several columns hold addresses (${which}): ${wanted}`, 1);
 }
 
-/** Parses a bulk submission; throws CsvReadError naming the line of the first thing it cannot read. */
-export function parseCsvTable(bytes: Uint8Array, options: ParseCsvOptions): CsvTable {
-  const { maxAddressLength, isStorable } = options;
+/** A CSV file read as a header row and rows of as many cells, before any column is given a meaning. */
+export interface CsvRecords {
+  columns: string[];
+  rows: string[][];
+  /** The line each row starts on, for messages. */
+  lines: number[];
+  format: { separator: CsvSeparator; bom: boolean };
+}
+
+/**
+ * Reads a submitted file (UTF-8 with or without BOM, `,` or `;`, quoted fields, a header row); throws CsvReadError
+ * naming the line of the first thing it cannot read. Email and address submissions both start here.
+ */
+export function readCsvRecords(bytes: Uint8Array, options: Pick<ParseCsvOptions, "isStorable">): CsvRecords {
+  const { isStorable } = options;
   const text = decode(bytes);
   const separator = separatorOf(text);
   let records: Array<{ record: string[]; info: { lines: number } }>;
@@ -168,18 +180,27 @@ export function parseCsvTable(bytes: Uint8Array, options: ParseCsvOptions): CsvT
     if (!isStorable(columns[i]!)) throw new CsvReadError("a header holds a NUL or an unpaired surrogate", 1);
   }
   if (rows.length === 0) throw new CsvReadError("no rows after the header", header.info.lines);
+  for (let r = 0; r < rows.length; r++) {
+    for (const cell of rows[r]!) {
+      if (!isStorable(cell)) throw new CsvReadError("a field holds a NUL or an unpaired surrogate", lines[r]!);
+    }
+  }
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  return { columns, rows, lines, format: { separator, bom } };
+}
+
+/** Parses a bulk email submission; throws CsvReadError naming the line of the first thing it cannot read. */
+export function parseCsvTable(bytes: Uint8Array, options: ParseCsvOptions): CsvTable {
+  const { maxAddressLength } = options;
+  const { columns, rows, lines, format } = readCsvRecords(bytes, options);
   const emailColumn = addressColumn(columns, rows);
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r]!;
-    for (const cell of row) {
-      if (!isStorable(cell)) throw new CsvReadError("a field holds a NUL or an unpaired surrogate", lines[r]!);
-    }
     if (row[emailColumn]!.length > maxAddressLength) {
       throw new CsvReadError(`the address is longer than ${maxAddressLength} characters`, lines[r]!);
     }
   }
-  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  return new CsvTable(columns, emailColumn, rows, lines, { separator, bom });
+  return new CsvTable(columns, emailColumn, rows, lines, format);
 }
 
 /** The six verdict cells of a result: reasons joined with `|`, flags as true/false, empty when null. */

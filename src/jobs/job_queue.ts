@@ -2,6 +2,7 @@
 import type { Sql } from "../store/db.ts";
 import type { AcceptedJob, JobQueue } from "../services.ts";
 import { createJobStore, type JobStatus, type JobStore, type SubmittedJob } from "./job_store.ts";
+import { type AddressJobStore, createAddressJobStore } from "./address_job_store.ts";
 
 function acceptedJob(job: SubmittedJob, status: JobStatus): AcceptedJob {
   return {
@@ -13,8 +14,20 @@ function acceptedJob(job: SubmittedJob, status: JobStatus): AcceptedJob {
   };
 }
 
-export function createJobQueue(sql: Sql, store: JobStore = createJobStore(sql)): JobQueue {
+export function createJobQueue(
+  sql: Sql,
+  store: JobStore = createJobStore(sql),
+  addresses: AddressJobStore = createAddressJobStore(sql),
+): JobQueue {
   return {
+    async submitAddresses(accountId, inputs, options = {}) {
+      const { answers, table, idempotency } = options;
+      const job = await addresses.submit(accountId, inputs, { answers, table, idempotency });
+      return acceptedJob(job, answers || inputs.length === 0 ? "completed" : "queued");
+    },
+    readAddresses: (accountId, jobId, options = {}) =>
+      addresses.read(accountId, jobId, { offset: options.offset, limit: options.limit }),
+    readAddressTable: (accountId, jobId) => addresses.readTable(accountId, jobId),
     async submit(accountId, emails, options = {}) {
       const { answers, table, idempotency, callbackUrl } = options;
       const job = await store.submit(accountId, emails, { answers, table, idempotency, callbackUrl });

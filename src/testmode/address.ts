@@ -7,6 +7,7 @@ import type {
   AddressVerification,
   NormalizedAddress,
 } from "../address/types.ts";
+import { withPostalExtras } from "../address/postal_lines.ts";
 
 const TEST_POSTCODE = "00000";
 const TEST_CITY = "Testville";
@@ -71,17 +72,21 @@ export function testAddressAnswer(input: AddressInput): Omit<AddressVerification
   if (!reserved) return undefined;
   if (p.number === undefined && reserved !== WORDS.deliverable) return undefined;
   const street = p.type ? `${titleCase(p.type)} ${reserved.normalizedWord}` : reserved.normalizedWord;
-  const normalized = (houseNumber: string | null): NormalizedAddress => ({
-    house_number: houseNumber,
-    house_number_suffix: null,
-    street: street!,
-    postcode: TEST_POSTCODE,
-    city: TEST_CITY,
-    country: "FR",
-    line: `${houseNumber ? `${houseNumber} ` : ""}${street}, ${TEST_POSTCODE} ${TEST_CITY}`,
-    latitude: null,
-    longitude: null,
-  });
+  const normalized = (houseNumber: string | null): NormalizedAddress =>
+    withPostalExtras(
+      {
+        house_number: houseNumber,
+        house_number_suffix: null,
+        street: street!,
+        postcode: TEST_POSTCODE,
+        city: TEST_CITY,
+        country: "FR",
+        line: `${houseNumber ? `${houseNumber} ` : ""}${street}, ${TEST_POSTCODE} ${TEST_CITY}`,
+        latitude: null,
+        longitude: null,
+      },
+      { insee: null, banId: null },
+    );
   if (p.number === undefined) {
     return { verdict: "incomplete", reasons: ["missing_house_number"], normalized: normalized(null) };
   }

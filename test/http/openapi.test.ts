@@ -160,6 +160,7 @@ test("GET /v1/openapi.json, without a key", async (t) => {
       "readJobCsv",
       "readMetrics",
       "rotateCallbackSecret",
+      "submitBulkAddress",
       "submitBulkEmail",
       "verifyAddress",
       "verifyEmail",

@@ -117,6 +117,11 @@ test("on PostgreSQL, a write refused with SQLSTATE 53100 answers 503 service-una
       findIdempotent: async () => undefined,
       read: async () => undefined,
       readTable: async () => undefined,
+      submitAddresses: async () => {
+        throw diskFullError();
+      },
+      readAddresses: async () => undefined,
+      readAddressTable: async () => undefined,
     },
   });
   const key = await server.key({ plan: "unmetered" });

@@ -18,6 +18,9 @@ const REQUIRED = [
   "nom_afnor",
 ] as const;
 
+/** The BAN id of each address (`75101_cfq3tf_00001`), read when the file has it: the answers of bulk jobs carry it. */
+const ID_COLUMN = "id";
+
 /** Optional columns of other names: the street's alias, and the lieu-dit of the address (`nom_ld` in the address
  *  export, `lieudit_complement_nom` in BAL files). Several names in one field are separated by "|". */
 const ALTERNATIVE = ["alias", "nom_ld", "lieudit_complement_nom"] as const;
@@ -79,6 +82,7 @@ export async function* readBanCsv(source: string | Readable, options: ReadBanOpt
   type Columns = Record<(typeof REQUIRED)[number], number>;
   let idx: Columns | undefined;
   let altIdx: number[] = [];
+  let idIdx = -1;
   // try/finally: a consumer that stops early (an abort, an unsorted file read again) must not leave the file open or
   // the download running.
   try {
@@ -91,6 +95,7 @@ export async function* readBanCsv(source: string | Readable, options: ReadBanOpt
         if (missing.length > 0) throw new TypeError(`Cannot read BAN file: missing columns ${missing.join(", ")}`);
         idx = Object.fromEntries(REQUIRED.map((c) => [c, cols.indexOf(c)])) as Columns;
         altIdx = ALTERNATIVE.map((c) => cols.indexOf(c)).filter((i) => i >= 0);
+        idIdx = cols.indexOf(ID_COLUMN);
         continue;
       }
       const altNames = alternativeNames(f, altIdx);
@@ -109,6 +114,7 @@ export async function* readBanCsv(source: string | Readable, options: ReadBanOpt
         lat: Number.isFinite(lat) ? lat : 0,
         lon: Number.isFinite(lon) ? lon : 0,
         ...(altNames.length > 0 ? { altNames } : {}),
+        ...(idIdx >= 0 && f[idIdx] ? { banId: f[idIdx] } : {}),
       };
     }
   } finally {

@@ -161,6 +161,20 @@ export class BanIndex {
     return this.header.communes[this.st.stCommune[street]!]!.code;
   }
 
+  /**
+   * BAN's id of an address row of `street` (`75101_cfq3tf_00001_bis`, BAN's own form: the street's id, the number on
+   * five digits, the suffix as BAN writes it), or null when the source had no ids.
+   */
+  addressBanId(street: number, row: number): string | null {
+    const len = this.st.stBanIdLen[street]!;
+    if (len === 0) return null;
+    const prefix = Buffer.from(this.blob.buffer, this.blob.byteOffset + this.st.stBanIdOff[street]!, len).toString(
+      "latin1",
+    );
+    const suffix = this.header.suffixes[this.ad.adSuffix[row]!]!;
+    return `${prefix}_${String(this.ad.adNumber[row]!).padStart(5, "0")}${suffix ? `_${suffix}` : ""}`;
+  }
+
   streetName(street: number): string {
     return Buffer.from(
       this.blob.buffer,

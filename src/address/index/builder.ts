@@ -35,12 +35,16 @@ export interface BanRow {
   lon: number;
   /** Other names of the street or of the address's place: BAN `alias`, `nom_ld` / `lieudit_complement_nom`. */
   altNames?: readonly string[];
+  /** BAN's id of the address (`75101_cfq3tf_00001_bis`), when the file has one. */
+  banId?: string;
 }
 
 interface StreetAcc {
   commune: string;
   name: string;
   afnor: string;
+  /** BAN's id of the street (`75101_cfq3tf`): its addresses' ids are this, `_`, the number on five digits, `_` suffix. */
+  banId: string;
   numbers: number[];
   suffixes: number[];
   postcodes: number[];
@@ -89,6 +93,7 @@ export class IndexBuilder {
         commune: row.codeInsee,
         name: row.nomVoie,
         afnor: row.nomAfnor,
+        banId: streetBanId(row),
         numbers: [],
         suffixes: [],
         postcodes: [],
@@ -198,6 +203,9 @@ export class IndexBuilder {
       const [phonOff, phonLen] = put(phonBytes);
       cols.stPhonOff![i] = phonOff;
       cols.stPhonLen![i] = phonLen;
+      const [idOff, idLen] = put(asciiBytes(st.banId));
+      cols.stBanIdOff![i] = idOff;
+      cols.stBanIdLen![i] = idLen;
       link("hashPhon", "stNextPhon", hashBytes(phonBytes, 0, phonBytes.length), i);
       cols.stMask![i] = letterMask(keyBytes, typeLen, keyBytes.length);
       link("hashKey", "stNextKey", hashBytes(keyBytes, 0, keyBytes.length), i);
@@ -283,4 +291,15 @@ export class IndexBuilder {
       },
     });
   }
+}
+
+/**
+ * The street part of an address's BAN id: the id without its number and suffix (`75101_cfq3tf_00001_bis` ->
+ * `75101_cfq3tf`), or "" when the row has no id or one not of that form (every Paris row is).
+ */
+export function streetBanId(row: Pick<BanRow, "banId" | "numero" | "rep">): string {
+  const id = row.banId;
+  if (id === undefined) return "";
+  const tail = `_${String(row.numero).padStart(5, "0")}${row.rep.trim() ? `_${row.rep.trim().toLowerCase()}` : ""}`;
+  return id.toLowerCase().endsWith(tail) ? id.slice(0, id.length - tail.length) : "";
 }

@@ -8,7 +8,8 @@ export const MAGIC = "VRAIBAN4";
 // alternative names (ALT_COLUMNS). 6: the halves of a name joined by "et" are alternative names too
 // (compound_names.ts). 7: so are the two names of a street written with a spaced dash ("Place de Fontenoy - Unesco").
 // Older files are imported again.
-export const FORMAT_VERSION = 7;
+// 8: streets carry their BAN id (the ids of their addresses are made from it).
+export const FORMAT_VERSION = 8;
 /** End of a hash chain. */
 export const NIL = 0xffffffff;
 
@@ -40,6 +41,9 @@ export const STREET_COLUMNS = {
   stNextPhon: "u32",
   /** Street numbers of each commune's range ordered by name length: a fuzzy scan reads only plausible lengths. */
   stLenOrder: "u32",
+  /** The street's BAN id in the blob (`75101_cfq3tf`), empty when the source had none. */
+  stBanIdOff: "u32",
+  stBanIdLen: "u8",
 } as const satisfies Record<string, SectionType>;
 
 export const ADDRESS_COLUMNS = {

@@ -6,6 +6,7 @@ import type { ParsedAddress } from "../parse/parse_address.ts";
 import type { Reference } from "../reference/reference.ts";
 import type { AddressReason, AddressVerification, NormalizedAddress } from "../types.ts";
 import { addressVerdict, sortReasons } from "../verdict.ts";
+import { withPostalExtras } from "../postal_lines.ts";
 import type { NumberCheck } from "./house_number_check.ts";
 import type { SearchPlan } from "./place.ts";
 
@@ -72,7 +73,8 @@ export function normalizedAddress(fields: AddressFields): NormalizedAddress {
   const numberText = num === null || check?.status === "out_of_range" ? null : String(num);
   const suffix = numberText === null ? null : (check?.suffix ?? null);
   const head = numberText === null ? "" : `${numberText}${suffix ? ` ${suffix}` : ""} `;
-  return {
+  const banId = numberText !== null && check?.row != null ? found.index.addressBanId(found.street, check.row) : null;
+  const normalized: NormalizedAddress = {
     house_number: numberText,
     house_number_suffix: suffix,
     street: streetName,
@@ -83,6 +85,7 @@ export function normalizedAddress(fields: AddressFields): NormalizedAddress {
     latitude: numberText === null ? null : (check?.latitude ?? null),
     longitude: numberText === null ? null : (check?.longitude ?? null),
   };
+  return withPostalExtras(normalized, { insee: found.index.communeCode(found.street), banId });
 }
 
 /** Normalized fields from the place alone (no street given): known only when one commune remains. */
@@ -93,7 +96,7 @@ export function placeOnly(p: ParsedAddress, plan: SearchPlan, ref: Reference): N
   const postcode = plan.postcode ?? (ref.postcodesOf(insee).length === 1 ? ref.postcodesOf(insee)[0]! : null);
   if (postcode === null) return null;
   const city = ref.deliveryName(postcode, insee);
-  return {
+  const normalized: NormalizedAddress = {
     house_number: p.houseNumber,
     house_number_suffix: null,
     street: "",
@@ -104,4 +107,5 @@ export function placeOnly(p: ParsedAddress, plan: SearchPlan, ref: Reference): N
     latitude: null,
     longitude: null,
   };
+  return withPostalExtras(normalized, { insee, banId: null });
 }

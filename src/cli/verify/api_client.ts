@@ -66,7 +66,7 @@ export interface ApiClient {
    * Submits a job under `idempotencyKey`: the same key sent again with the same rows answers the job it made, so a
    * submission whose answer was lost is sent again, and a resumed run repeats its last one, without paying twice.
    */
-  submit(csv: string, idempotencyKey: string): Promise<SubmitOutcome>;
+  submit(csv: string, idempotencyKey: string, options?: { path?: string }): Promise<SubmitOutcome>;
   /** The job's state, or undefined when the server no longer has it (404: expired after 48 h, or another account's). */
   progress(jobId: string): Promise<JobProgress | undefined>;
   /**
@@ -161,8 +161,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   return {
-    async submit(csv, idempotencyKey) {
-      const answer = await call("/v1/email/bulk", {
+    async submit(csv, idempotencyKey, submitOptions = {}) {
+      const answer = await call(submitOptions.path ?? "/v1/email/bulk", {
         method: "POST",
         headers: {
           "content-type": "text/csv; charset=utf-8",

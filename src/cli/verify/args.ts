@@ -5,10 +5,12 @@ import { parseCommandLine } from "../command_line.ts";
 export const USAGE = `Usage: npm run verify -- FILE.csv --out RESULTS.csv [options]
 
 Verifies every address of a CSV file through a vrai server's bulk jobs and writes the rows back, in input order,
-with the columns verdict, reasons, suggestion, disposable, role and catch_all added, written as the input was
-(comma or semicolon, BOM or not).
+with the columns verdict, reasons, suggestion, disposable, role and catch_all added (for a list of postal
+addresses: verdict, reasons, the normalized fields, latitude, longitude, insee_code, ban_id, postal_line_4 and
+postal_line_6), written as the input was (comma or semicolon, BOM or not).
 
-  FILE.csv            the list (header row, an address column named email/e-mail/mail/courriel); - reads stdin
+  FILE.csv            the list (header row, an email column named email/e-mail/mail/courriel, or postal address
+                      columns: see --kind); - reads stdin
   --out FILE          where the results go; - writes them to stdout
   --url URL           the server (default: $VRAI_URL, else http://localhost:8080)
   --key KEY           the API key (default: $VRAI_KEY; prefer it: npm prints the command line, --key included)
@@ -18,6 +20,9 @@ with the columns verdict, reasons, suggestion, disposable, role and catch_all ad
   --state FILE        where the submitted jobs are recorded (default: the --out file + .jobs.json)
   --poll SECONDS      time between two reads of an unfinished job (default: 2)
   --timeout SECONDS   time limit of each HTTP call (default: 30)
+  --kind KIND         email or address: what the file lists (default: told by its columns; an email column makes
+                      it an email list, else adresse/address/line or numero, voie, code_postal, ville make it an
+                      address list, verified through POST /v1/address/bulk)
   -h, --help          this text
 
 With --out -, run it as npm run -s verify: without -s, npm writes its own banner to stdout, before the results.
@@ -42,6 +47,8 @@ export interface VerifyArgs {
   state: string | undefined;
   pollMs: number;
   timeoutMs: number;
+  /** What the file lists; "auto": told by its columns. */
+  kind: "email" | "address" | "auto";
 }
 
 /** A command line that cannot be run; its message says what is wrong, the caller prints USAGE after it. */
@@ -86,6 +93,7 @@ export function parseVerifyArgs(argv: string[], env: Record<string, string | und
     state,
     pollMs: seconds("--poll", values.poll, 2, 0.05) * 1000,
     timeoutMs: seconds("--timeout", values.timeout, 30, 1) * 1000,
+    kind: kindOf(values.kind),
   };
 }
 
@@ -104,11 +112,18 @@ function parseOptions(argv: string[]) {
         state: { type: "string" },
         poll: { type: "string" },
         timeout: { type: "string" },
+        kind: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     },
     { command: "verify", help: "npm run verify -- --help" },
   );
+}
+
+function kindOf(raw: string | undefined): VerifyArgs["kind"] {
+  if (raw === undefined) return "auto";
+  if (raw === "email" || raw === "address") return raw;
+  throw new UsageError(`Cannot verify: --kind must be email or address, got ${raw}`);
 }
 
 function checkUrl(raw: string): string {

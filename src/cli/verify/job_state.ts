@@ -48,8 +48,9 @@ export function fingerprint(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-export function newJobState(sha256: string, rows: number): JobState {
-  return { version: 1, input: { sha256, rows }, batch: Math.min(HARD_BATCH_MAX, Math.max(1, rows)), jobs: [] };
+/** `batchMax`: the first try's rows per job (the server's hard cap for the kind of list; a 413 then says the plan's). */
+export function newJobState(sha256: string, rows: number, batchMax = HARD_BATCH_MAX): JobState {
+  return { version: 1, input: { sha256, rows }, batch: Math.min(batchMax, Math.max(1, rows)), jobs: [] };
 }
 
 /**

@@ -6,11 +6,21 @@ import { randomUUID } from "node:crypto";
 import { parse } from "csv-parse/sync";
 import { sleep } from "../../async/deadline.ts";
 import { dedupeKey } from "../../jobs/dedupe.ts";
-import { type CsvTable, csvLines, parseCsvTable, VERDICT_COLUMNS } from "../../jobs/csv_table.ts";
+import {
+  ADDRESS_COLUMN_NAMES as EMAIL_COLUMN_NAMES,
+  type CsvSeparator,
+  csvLines,
+  parseCsvTable,
+  readCsvRecords,
+  VERDICT_COLUMNS,
+} from "../../jobs/csv_table.ts";
+import { ADDRESS_RESULT_COLUMNS, addressColumns, parseAddressCsv } from "../../jobs/address_csv.ts";
+import { ADDRESS_BATCH_MAX } from "../../accounts/plans.ts";
 import { EMAIL_MAX_LENGTH, isStorableText } from "../../http/schemas.ts";
 import { type ApiClient, ApiError, type JobProgress } from "./api_client.ts";
 import {
   describeJobs,
+  HARD_BATCH_MAX,
   fingerprint,
   type JobState,
   loadJobState,
@@ -34,6 +44,8 @@ export interface RunOptions {
   /** Start over: the jobs file's record is not read, and is replaced. */
   force?: boolean;
   pollMs: number;
+  /** What the file lists; "auto" (the default): told by its columns. */
+  kind?: "email" | "address" | "auto";
   signal?: AbortSignal;
 }
 
@@ -59,21 +71,21 @@ export class RunError extends Error {
 }
 
 export async function runVerify(options: RunOptions): Promise<RunOutcome> {
-  const { input, client, progress, statePath, resume, force = false, pollMs, signal } = options;
-  const table = readTable(input);
+  const { input, client, progress, statePath, resume, force = false, pollMs, kind = "auto", signal } = options;
+  const table = readTable(input, kind);
   const identity = { sha256: fingerprint(input), rows: table.rows.length };
   const recorded = statePath === undefined || force ? undefined : await loadJobState(statePath, identity);
   // A record of nothing submitted (the server refused the first submission) holds nothing to keep or to pay twice.
   const saved = recorded && submittedAny(recorded) ? recorded : undefined;
   if (saved && !resume) throw new RunError(startOverRefusal(statePath!, saved));
-  const state = saved ?? newJobState(identity.sha256, identity.rows);
+  const state = saved ?? newJobState(identity.sha256, identity.rows, table.batchMax);
   const save = () => (statePath === undefined ? Promise.resolve() : saveJobState(statePath, state));
   if (saved) await forgetGoneJobs(state, client, progress, save);
 
   const quotaDetail = await submitPending(table, state, { client, progress, save });
   const cells = await collectResults(table, state, { client, progress, pollMs, signal });
 
-  const written: string[][] = [[...table.columns, ...VERDICT_COLUMNS]];
+  const written: string[][] = [[...table.columns, ...table.resultColumns]];
   for (let row = 0; row < table.rows.length; row++) {
     const verdict = cells[row];
     if (verdict) written.push([...table.rows[row]!, ...verdict]);
@@ -107,13 +119,70 @@ function startOverRefusal(statePath: string, saved: JobState): string {
   );
 }
 
-function readTable(input: Uint8Array): CsvTable {
+/** The list as this run sends it: the user's rows, where they go, and how a job's results go back on them. */
+interface ListTable {
+  kind: "email" | "address";
+  columns: string[];
+  rows: string[][];
+  format: { separator: CsvSeparator; bom: boolean };
+  /** The route jobs are submitted to, and the most rows one job may hold there (a 413 then says the plan's). */
+  path: string;
+  batchMax: number;
+  /** The columns the server adds after the user's. */
+  resultColumns: readonly string[];
+  /** Puts a job's result cells on its input rows. */
+  place(job: SubmittedJob, csv: string, cells: Array<string[] | undefined>): void;
+}
+
+/**
+ * The file read as the kind of list it is: an email list when asked, or when a column is named as email columns are;
+ * else an address list when its columns name an address (address_csv.ts); else an email list (whose reading then
+ * says what is missing).
+ */
+function readTable(input: Uint8Array, kind: "email" | "address" | "auto"): ListTable {
   try {
-    return parseCsvTable(input, { maxAddressLength: EMAIL_MAX_LENGTH, isStorable: isStorableText });
+    const chosen = kind === "auto" ? kindOfFile(input) : kind;
+    if (chosen === "address") {
+      const csv = parseAddressCsv(input, { isStorable: isStorableText });
+      return {
+        kind: "address",
+        columns: csv.columns,
+        rows: csv.rows,
+        format: csv.format,
+        path: "/v1/address/bulk",
+        batchMax: ADDRESS_BATCH_MAX,
+        resultColumns: ADDRESS_RESULT_COLUMNS,
+        place: (job, text, cells) => placeRows(csv.columns.length, ADDRESS_RESULT_COLUMNS.length, job, text, cells),
+      };
+    }
+    const table = parseCsvTable(input, { maxAddressLength: EMAIL_MAX_LENGTH, isStorable: isStorableText });
+    return {
+      kind: "email",
+      columns: table.columns,
+      rows: table.rows,
+      format: table.format,
+      path: "/v1/email/bulk",
+      batchMax: HARD_BATCH_MAX,
+      resultColumns: VERDICT_COLUMNS,
+      place: (job, text, cells) => placeResults(table.columns, table.rows, table.emailColumn, job, text, cells),
+    };
   } catch (error) {
     const line = (error as { line?: number }).line;
     if (line === undefined) throw error;
     throw new RunError(`Cannot read the CSV file: line ${line}: ${(error as Error).message}`);
+  }
+}
+
+/** "address" when no column is named as an email column and the columns name an address; else "email". */
+function kindOfFile(input: Uint8Array): "email" | "address" {
+  const { columns } = readCsvRecords(input, { isStorable: isStorableText });
+  const names = columns.map((c) => c.trim().toLowerCase());
+  if (EMAIL_COLUMN_NAMES.some((name) => names.includes(name))) return "email";
+  try {
+    addressColumns(columns);
+    return "address";
+  } catch {
+    return "email";
   }
 }
 
@@ -144,7 +213,7 @@ async function forgetGoneJobs(
  * when a 402 stopped the submissions, undefined when every row is in a job.
  */
 async function submitPending(
-  table: CsvTable,
+  table: ListTable,
   state: JobState,
   options: { client: ApiClient; progress: Progress; save: () => Promise<void> },
 ): Promise<string | undefined> {
@@ -158,17 +227,19 @@ async function submitPending(
       await save();
     }
     const rows = table.rows.slice(range.start, range.end);
-    const outcome = await client.submit(csvLines([table.columns, ...rows]), state.pending.key).catch(async (error) => {
-      // A refusal (400 invalid rows, 401, 403…) made no job: the record must not say a submission may have.
-      if (!(error instanceof ApiError && error.status >= 400 && error.status < 500)) throw error;
-      state.pending = undefined;
-      await save();
-      throw new ApiError(
-        `${error.message} (no job was made for rows ${range.start + 1}-${range.end}: once corrected, run the same ` +
-          "command again)",
-        error.status,
-      );
-    });
+    const outcome = await client
+      .submit(csvLines([table.columns, ...rows]), state.pending.key, { path: table.path })
+      .catch(async (error) => {
+        // A refusal (400 invalid rows, 401, 403…) made no job: the record must not say a submission may have.
+        if (!(error instanceof ApiError && error.status >= 400 && error.status < 500)) throw error;
+        state.pending = undefined;
+        await save();
+        throw new ApiError(
+          `${error.message} (no job was made for rows ${range.start + 1}-${range.end}: once corrected, run the same ` +
+            "command again)",
+          error.status,
+        );
+      });
     if (outcome.kind !== "accepted") state.pending = undefined; // refused: no job holds the key
     if (outcome.kind === "quota") {
       await save();
@@ -199,7 +270,7 @@ async function submitPending(
  * then polled without its results until it ends, and read again.
  */
 async function collectResults(
-  table: CsvTable,
+  table: ListTable,
   state: JobState,
   options: { client: ApiClient; progress: Progress; pollMs: number; signal?: AbortSignal },
 ): Promise<Array<string[] | undefined>> {
@@ -239,7 +310,7 @@ async function collectResults(
         const polled = seen(job, await client.progress(job.job_id));
         if (ended(polled)) read = seen(job, await client.rows(job.job_id));
       }
-      placeResults(table, job, read.csv, cells);
+      table.place(job, read.csv, cells);
     }
   } finally {
     progress.stop();
@@ -248,16 +319,46 @@ async function collectResults(
 }
 
 /** Puts a job's verdict cells on its input rows, matched by address as the server deduplicates them. */
-function placeResults(table: CsvTable, job: SubmittedJob, csv: string, cells: Array<string[] | undefined>): void {
+function placeResults(
+  columns: readonly string[],
+  input: readonly string[][],
+  emailColumn: number,
+  job: SubmittedJob,
+  csv: string,
+  cells: Array<string[] | undefined>,
+): void {
   const [header, ...rows] = parse(csv, { bom: true }) as string[][];
-  const width = table.columns.length + VERDICT_COLUMNS.length;
+  const width = columns.length + VERDICT_COLUMNS.length;
   if (header === undefined || header.length !== width) {
     throw new RunError(`Cannot read the results of job ${job.job_id}: ${header?.length ?? 0} columns, not ${width}`);
   }
   const byAddress = new Map<string, string[]>();
-  for (const row of rows) byAddress.set(dedupeKey(row[table.emailColumn] ?? ""), row.slice(table.columns.length));
+  for (const row of rows) byAddress.set(dedupeKey(row[emailColumn] ?? ""), row.slice(columns.length));
   for (let i = job.start; i < job.end; i++) {
-    const found = byAddress.get(dedupeKey(table.rows[i]![table.emailColumn]!));
+    const found = byAddress.get(dedupeKey(input[i]![emailColumn]!));
     if (found) cells[i] = found;
   }
+}
+
+/**
+ * Puts an address job's answer cells on its input rows: the server answers every row of an address job, in input
+ * order, so the job's k-th row is the range's k-th.
+ */
+function placeRows(
+  width: number,
+  added: number,
+  job: SubmittedJob,
+  csv: string,
+  cells: Array<string[] | undefined>,
+): void {
+  const [header, ...rows] = parse(csv, { bom: true, relax_column_count: true }) as string[][];
+  if (header === undefined || header.length !== width + added) {
+    throw new RunError(
+      `Cannot read the results of job ${job.job_id}: ${header?.length ?? 0} columns, not ${width + added}`,
+    );
+  }
+  if (rows.length > job.end - job.start) {
+    throw new RunError(`Cannot read the results of job ${job.job_id}: ${rows.length} rows for ${job.end - job.start}`);
+  }
+  for (let k = 0; k < rows.length; k++) cells[job.start + k] = rows[k]!.slice(width);
 }

@@ -6,6 +6,13 @@
 import * as v from "valibot";
 import { csvLines, VERDICT_COLUMNS, verdictCells } from "../../jobs/csv_table.ts";
 import type { JobTable } from "../../jobs/job_store.ts";
+import type { AddressJobTable } from "../../jobs/address_job_store.ts";
+import {
+  ADDRESS_INPUT_COLUMNS,
+  ADDRESS_RESULT_COLUMNS,
+  addressInputCells,
+  addressResultCells,
+} from "../../jobs/address_csv.ts";
 import type { Services } from "../../services.ts";
 import { HttpError } from "../errors.ts";
 import { admit } from "../guard.ts";
@@ -20,15 +27,19 @@ import { JobIdSchema } from "../schemas.ts";
  */
 export function readJobRoute(services: Services, form: "negotiate" | "csv" = "negotiate") {
   return async (request: Request, params: Record<string, string>): Promise<Response> => {
-    const caller = await admit(request, services, { endpoint: "email", bucket: "jobs" });
+    const caller = await admit(request, services, { endpoint: ["email", "address"], bucket: "jobs" });
     // A malformed id (a broken percent-escape too) is just another job that does not exist: never a 400.
     const id = decodeSegment(params.id)?.toLowerCase();
     const csv = form === "csv" || prefersCsv(request.headers.get("accept"));
+    const accountId = caller.key.accountId;
+    // An address job first (bulk address, an extension), else an email job: every read asks both, so neither the
+    // answer nor its timing tells an unknown job from another account's.
     const job = !v.is(JobIdSchema, id)
       ? undefined
       : csv
-        ? await services.jobs.readTable(caller.key.accountId, id)
-        : await services.jobs.read(caller.key.accountId, id, pageOf(request.url));
+        ? ((await services.jobs.readAddressTable(accountId, id)) ?? (await services.jobs.readTable(accountId, id)))
+        : ((await services.jobs.readAddresses(accountId, id, pageOf(request.url))) ??
+          (await services.jobs.read(accountId, id, pageOf(request.url))));
     if (!job) {
       throw new HttpError(
         "job-not-found",
@@ -38,7 +49,9 @@ export function readJobRoute(services: Services, form: "negotiate" | "csv" = "ne
         },
       );
     }
-    if ("rows" in job) return csvResponse(job, caller.headers);
+    if ("rows" in job && typeof job.rows === "function")
+      return addressCsvResponse(job as AddressJobTable, caller.headers);
+    if ("rows" in job) return csvResponse(job as JobTable, caller.headers);
     return json(job, { headers: caller.headers });
   };
 }
@@ -106,6 +119,46 @@ function csvResponse(table: JobTable, headers: Record<string, string>): Response
       "x-job-processed": String(rows.length),
       "x-job-retrying": String(job.summary.retrying),
       ...(job.summary.next_retry_at === null ? {} : { "x-job-next-retry-at": job.summary.next_retry_at }),
+    },
+  });
+}
+
+/**
+ * An address job's finished rows as CSV: the submitted columns (or the input's members for a JSON list), then the
+ * answer's columns, in input order. Read from the database a page at a time as the client takes them: neither the
+ * rows nor the text is ever held whole.
+ */
+function addressCsvResponse(table: AddressJobTable, headers: Record<string, string>): Response {
+  const { job, columns } = table;
+  const header = [...(columns ?? ADDRESS_INPUT_COLUMNS), ...ADDRESS_RESULT_COLUMNS];
+  const pages = table.rows()[Symbol.asyncIterator]();
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(encoder.encode(csvLines([header])));
+    },
+    async pull(controller) {
+      const page = await pages.next();
+      if (page.done) return controller.close();
+      const lines = page.value.map(({ fields, input, result }) => [
+        ...(fields ?? addressInputCells(input)),
+        ...addressResultCells(result),
+      ]);
+      controller.enqueue(encoder.encode(csvLines(lines)));
+    },
+    async cancel() {
+      await pages.return?.();
+    },
+  });
+  return new Response(body, {
+    status: 200,
+    headers: {
+      ...headers,
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="job-${job.job_id}.csv"`,
+      "x-job-status": job.status,
+      "x-job-total": String(job.total),
+      "x-job-processed": String(job.processed),
     },
   });
 }

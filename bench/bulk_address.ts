@@ -1,0 +1,168 @@
+// bulk_address: a CSV file of N Paris addresses (exact, typo, abbreviated, messy, invented: drawn from the real Paris
+// BAN file, lib/eval_set.ts) through POST /v1/address/bulk of the compiled server (embedded database, a live
+// unmetered key), from the first byte of the upload to the last byte of the CSV download. Its baseline, from the same
+// run and the same rows: the in-thread match rate (AddressMatcher in this process, no pool, no HTTP, no database)
+// times the pool's threads, the ceiling a bulk job could reach if nothing but matching cost anything. The aim is
+// ratio >= 0.6. A second baseline tells the pipeline's cost from the machine's: the same rows through the address
+// service's worker pool in this process (verifyMany, chunks of 1000, three at once, as the job runner sends them), no
+// HTTP and no database (pool_rows_s, ratio_to_pool). Also the server's resident memory, and the machine's load.
+// Prints one line.
+//   npx tsx bench/bulk_address.ts   (BENCH_ROWS=N to change the size; BENCH_FULL=1 for 100,000 rows; WORKERS=T)
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import path, { join } from "node:path";
+import { BanIndex } from "../src/address/index/ban_index.ts";
+import { importBan } from "../src/address/index/import.ts";
+import { AddressMatcher } from "../src/address/match.ts";
+import { createAddressService } from "../src/address/service.ts";
+import { loadConfig } from "../src/config.ts";
+import { readPackedFile } from "../src/address/packed_file.ts";
+import { compileReference } from "../src/address/reference/compile.ts";
+import { packReference } from "../src/address/reference/pack_reference.ts";
+import { Reference } from "../src/address/reference/reference.ts";
+import type { AddressInput } from "../src/address/types.ts";
+import { createKeyWithCli, rssMb, startChildServer } from "../test/helpers/process.ts";
+import { tempDir } from "../test/helpers/temp_dir.ts";
+import { COMPILED_MAIN, ensureCompiled } from "./lib/compiled.ts";
+import { buildEvalSet } from "./lib/eval_set.ts";
+import { parisFileOrSkip } from "./lib/paris.ts";
+
+const PARIS = parisFileOrSkip("bulk_address");
+// 20,000 by default: on a shared two-core machine the full 100,000 takes minutes with the import and the warm-up.
+const ROWS = Number(process.env.BENCH_ROWS ?? (process.env.BENCH_FULL ? 100_000 : 20_000));
+const THREADS = Number(process.env.WORKERS ?? 2);
+
+ensureCompiled();
+const state = tempDir("vrai-bench-bulk-address-");
+const indexDir = mkdtempSync(join(tmpdir(), "vrai-bench-ban-"));
+const [imported] = await importBan(PARIS, { banSource: path.dirname(PARIS), indexDir });
+
+// The rows: real addresses written as users write them, in turn, as many as asked.
+const index = new BanIndex(readPackedFile(imported!.path));
+const kinds = new Set(["exact", "typo", "abbreviation", "invented"]);
+const cases = buildEvalSet(index, { seed: 11, perCategory: Math.ceil(ROWS / 4) }).filter((c) => kinds.has(c.category));
+/** A messy spelling: upper case, accents dropped, commas doubled, spaces repeated. */
+const messy = (line: string) =>
+  ` ${line.normalize("NFD").replace(/\p{M}/gu, "").toUpperCase().replaceAll(",", " ,,").replaceAll(" ", "  ")} `;
+const inputs: AddressInput[] = [];
+for (let i = 0; inputs.length < ROWS; i++) {
+  const c = cases[i % cases.length]!;
+  const line = c.input.line ?? [c.input.house_number, c.input.street, c.input.postcode, c.input.city].join(" ");
+  inputs.push(i % 5 === 4 ? { line: messy(line) } : { line });
+}
+const quote = (text: string) => `"${text.replaceAll('"', '""')}"`;
+const csv = `id;adresse\n${inputs.map((input, i) => `${i + 1};${quote(input.line!)}`).join("\n")}\n`;
+
+// Baseline: the same rows matched in this thread, after a warm-up pass; measured again right after the job, and the
+// mean of the two taken, since other processes on a shared machine change the rate over the run.
+const matcher = new AddressMatcher({ indexes: [index], reference: new Reference(packReference(compileReference())) });
+for (const input of inputs.slice(0, Math.min(5000, inputs.length))) matcher.match(input);
+function inThreadRate(): number {
+  const t0 = performance.now();
+  for (const input of inputs) matcher.match(input);
+  return inputs.length / ((performance.now() - t0) / 1000);
+}
+const inThreadBefore = inThreadRate();
+
+const plansFile = join(state.path, "plans.json");
+writeFileSync(
+  plansFile,
+  JSON.stringify({ plans: { bench: { quota: null, rate: { per_minute: 100_000_000, burst: 0 }, batch_max: 5000 } } }),
+);
+const env = {
+  STATE_DIR: join(state.path, "state"),
+  PLANS_FILE: plansFile,
+  BAN_DEPARTEMENTS: "75",
+  BAN_SOURCE: path.dirname(PARIS),
+  BAN_INDEX_DIR: indexDir,
+  WORKERS: String(THREADS),
+};
+const server = await startChildServer(COMPILED_MAIN, {
+  env,
+  compiled: true,
+  readyPath: "/readyz",
+  timeoutMs: 180_000,
+  keepOutput: false,
+});
+try {
+  const key = await createKeyWithCli(env, ["--account", "bench", "--plan", "bench", "--mode", "live"]);
+  const auth = { authorization: `Bearer ${key}` };
+  /** One job, upload to download; answers the phases' seconds and the rows downloaded. */
+  const run = async (body: string) => {
+    const started = performance.now();
+    const submitted = await fetch(`${server.url}/v1/address/bulk`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "text/csv; charset=utf-8" },
+      body,
+    });
+    if (submitted.status !== 202) throw new Error(`Cannot submit: ${submitted.status} ${await submitted.text()}`);
+    const { job_id: id } = (await submitted.json()) as { job_id: string };
+    const uploaded = performance.now();
+    // Job reads have their own allowance (60 a minute): a poll every 500 ms (the measure is that precise), and a 429 waited out.
+    for (;;) {
+      const poll = await fetch(`${server.url}/v1/jobs/${id}?limit=0`, { headers: auth });
+      const wait = poll.status === 429 ? Number(poll.headers.get("retry-after") ?? 1) * 1000 : 500;
+      if (poll.status === 200 && ((await poll.json()) as { status: string }).status === "completed") break;
+      await new Promise((done) => setTimeout(done, wait));
+    }
+    const matched = performance.now();
+    const download = await fetch(`${server.url}/v1/jobs/${id}`, { headers: { ...auth, accept: "text/csv" } });
+    if (download.status !== 200) throw new Error(`Cannot download: ${download.status} ${await download.text()}`);
+    let lines = 0;
+    const decoder = new TextDecoder();
+    for await (const chunk of download.body as unknown as AsyncIterable<Uint8Array>) {
+      for (const c of decoder.decode(chunk, { stream: true })) if (c === "\n") lines++;
+    }
+    const ended = performance.now();
+    return {
+      upload: (uploaded - started) / 1000,
+      match: (matched - uploaded) / 1000,
+      download: (ended - matched) / 1000,
+      total: (ended - started) / 1000,
+      rows: lines - 1,
+    };
+  };
+  // Warm-up: a small job compiles the server's code paths.
+  await run(
+    `id;adresse\n${inputs
+      .slice(0, 2000)
+      .map((input, i) => `${i + 1};${quote(input.line!)}`)
+      .join("\n")}\n`,
+  );
+  const load = loadavg()[0]!;
+  const measured = await run(csv);
+  const rss = Math.round(rssMb(server.child.pid!));
+  if (measured.rows !== ROWS) throw new Error(`Cannot trust the run: ${measured.rows} rows downloaded for ${ROWS}`);
+  const inThreadAfter = inThreadRate();
+  const inThread = (inThreadBefore + inThreadAfter) / 2;
+  await server.stop();
+  const service = await createAddressService(loadConfig({ ...env, STATE_DIR: join(state.path, "pool") }), {
+    watch: false,
+  });
+  let poolRate = 0;
+  try {
+    await service.verifyMany(inputs.slice(0, 2000));
+    const p0 = performance.now();
+    for (let at = 0; at < inputs.length; at += 3000) {
+      await Promise.all(
+        [0, 1000, 2000].map((d) => service.verifyMany(inputs.slice(at + d, Math.min(at + d + 1000, at + 3000)))),
+      );
+    }
+    poolRate = inputs.length / ((performance.now() - p0) / 1000);
+  } finally {
+    await service.close();
+  }
+  const rate = ROWS / measured.total;
+  const ceiling = inThread * THREADS;
+  const f = (n: number, d = 2) => n.toFixed(d);
+  console.log(
+    `bulk_address rows=${ROWS} threads=${THREADS} upload_s=${f(measured.upload)} match_s=${f(measured.match)} ` +
+      `download_s=${f(measured.download)} total_s=${f(measured.total)} rows_s=${Math.round(rate)} ` +
+      `in_thread_rows_s=${Math.round(inThread)} in_thread_before=${Math.round(inThreadBefore)} ` +
+      `in_thread_after=${Math.round(inThreadAfter)} ceiling_rows_s=${Math.round(ceiling)} ratio=${f(rate / ceiling)} ` +
+      `pool_rows_s=${Math.round(poolRate)} ratio_to_pool=${f(rate / poolRate)} server_rss_mb=${rss} load1=${load.toFixed(1)} cores=${cpus().length} node=${process.version}`,
+  );
+} finally {
+  await server.stop();
+  state.remove();
+}

@@ -1,0 +1,149 @@
+// CSV in and out of bulk address jobs. In: the file as csv_table.ts reads any submission, then the address found by
+// its columns' names, as French and international files name them: one column holding the whole address (adresse,
+// address, line), or field columns (numero/house_number, voie/rue/street, code_postal/cp/postcode,
+// ville/commune/city, pays/country), or both (the fields then stand over what the line says, as POST /v1/address
+// reads them). Names are compared in any case, without accents, with spaces and dashes as underscores. A complement
+// column (building, staircase, flat) is recognised but not matched: BAN knows no such thing, and it stays in the row
+// as sent. Every other column is kept with its row. Out: the user's columns, then the answer's columns.
+import type { AddressInput, AddressVerification } from "../address/types.ts";
+import { CsvReadError, type CsvRecords, REASONS_SEPARATOR, readCsvRecords } from "./csv_table.ts";
+
+type InputField = keyof AddressInput;
+
+/** Header names of each address column, compared after headerKey(). */
+export const ADDRESS_COLUMN_NAMES: Readonly<Record<InputField, readonly string[]>> = {
+  line: ["adresse", "address", "line"],
+  house_number: ["numero", "house_number"],
+  street: ["voie", "rue", "street"],
+  postcode: ["code_postal", "cp", "postcode"],
+  city: ["ville", "commune", "city"],
+  country: ["pays", "country"],
+};
+
+/** The complement of address (line 3 of a postal address): recognised, kept, not matched. */
+export const COMPLEMENT_COLUMN_NAMES = ["complement"] as const;
+
+/** The columns every result row ends with, after the submitted ones. */
+export const ADDRESS_RESULT_COLUMNS = [
+  "verdict",
+  "reasons",
+  "normalized_line",
+  "normalized_house_number",
+  "normalized_house_number_suffix",
+  "normalized_street",
+  "normalized_postcode",
+  "normalized_city",
+  "latitude",
+  "longitude",
+  "insee_code",
+  "ban_id",
+  "postal_line_4",
+  "postal_line_6",
+] as const;
+
+/** The columns of a JSON submission's rows in CSV out: the input's own members. */
+export const ADDRESS_INPUT_COLUMNS: readonly InputField[] = [
+  "line",
+  "house_number",
+  "street",
+  "postcode",
+  "city",
+  "country",
+];
+
+/** The most characters each input member may hold (as the API's schema has it). */
+const MAX_LENGTH: Readonly<Record<InputField, number>> = {
+  line: 1000,
+  house_number: 300,
+  street: 300,
+  postcode: 300,
+  city: 300,
+  country: 300,
+};
+
+/** A header as compared: trimmed, lower case, accents removed, spaces and dashes as underscores. */
+export function headerKey(name: string): string {
+  return name
+    .trim()
+    .normalize("NFD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .replace(/[\s-]+/g, "_");
+}
+
+/** A parsed address submission: the file's rows, and each row's input. */
+export interface AddressCsv extends CsvRecords {
+  inputs: AddressInput[];
+  /** Which column each input member was read from. */
+  mapping: Partial<Record<InputField, number>>;
+}
+
+/** Which column holds each input member; throws CsvReadError (line 1) when no column holds an address. */
+export function addressColumns(columns: readonly string[]): Partial<Record<InputField, number>> {
+  const keys = columns.map(headerKey);
+  const mapping: Partial<Record<InputField, number>> = {};
+  for (const [field, names] of Object.entries(ADDRESS_COLUMN_NAMES) as Array<[InputField, readonly string[]]>) {
+    const at = names.map((n) => keys.indexOf(n)).find((i) => i >= 0);
+    if (at !== undefined) mapping[field] = at;
+  }
+  // A line or a street makes an address list: a city or a postcode alone is any list of people or places.
+  if (mapping.line === undefined && mapping.street === undefined) {
+    throw new CsvReadError(
+      "no address column: name one column adresse, address or line, or the field columns numero, voie, " +
+        "code_postal, ville (or house_number, street, postcode, city)",
+      1,
+    );
+  }
+  return mapping;
+}
+
+/** Reads a bulk address submission; throws CsvReadError naming the line of the first thing it cannot read. */
+export function parseAddressCsv(bytes: Uint8Array, options: { isStorable: (text: string) => boolean }): AddressCsv {
+  const records = readCsvRecords(bytes, options);
+  const mapping = addressColumns(records.columns);
+  const entries = Object.entries(mapping) as Array<[InputField, number]>;
+  const inputs = records.rows.map((row, r) => {
+    const input: AddressInput = {};
+    for (const [field, at] of entries) {
+      const cell = row[at]!;
+      if (cell.trim() === "") continue;
+      if (cell.length > MAX_LENGTH[field]) {
+        throw new CsvReadError(
+          `the ${records.columns[at]} field is longer than ${MAX_LENGTH[field]} characters`,
+          records.lines[r]!,
+        );
+      }
+      input[field] = cell;
+    }
+    return input;
+  });
+  return { ...records, inputs, mapping };
+}
+
+/** The answer's cells of one row, in ADDRESS_RESULT_COLUMNS order: empty where the answer has nothing. */
+export function addressResultCells(result: AddressVerification): string[] {
+  const n = result.normalized;
+  const text = (value: string | number | null | undefined) =>
+    value === null || value === undefined ? "" : String(value);
+  return [
+    result.verdict,
+    result.reasons.join(REASONS_SEPARATOR),
+    text(n?.line),
+    text(n?.house_number),
+    text(n?.house_number_suffix),
+    text(n?.street),
+    text(n?.postcode),
+    text(n?.city),
+    text(n?.latitude),
+    text(n?.longitude),
+    text(n?.insee_code),
+    text(n?.ban_id),
+    text(n?.postal_line_4),
+    text(n?.postal_line_6),
+  ];
+}
+
+/** A JSON submission's row in CSV out: its input's members, in ADDRESS_INPUT_COLUMNS order. */
+export function addressInputCells(input: AddressInput): string[] {
+  return ADDRESS_INPUT_COLUMNS.map((field) => input[field] ?? "");
+}

@@ -1,0 +1,431 @@
+// Bulk address jobs in the database: the same jobs table as email jobs (one id space, one read route, one retention,
+// one sweep), kind 'address', with their rows in chunks of CHUNK_ROWS (address_job_chunks, migration 008): a chunk
+// is claimed, answered and written as one row. A match costs tens of microseconds, and a row of the database costs
+// about as much to claim and again to write (measured on the embedded database: a 2000-row update took 0.6-1.5 s),
+// so a row per address would make the database, not the threads, the measure of a job. Chunks are claimed under
+// leases with FOR UPDATE SKIP LOCKED, so any number of processes work one job together, and every write checks that
+// the lease is still the writer's, so each row is answered once even when a worker dies mid-job.
+import { randomUUID } from "node:crypto";
+import type { AddressInput, AddressVerification } from "../address/types.ts";
+import { ADDRESS_VERDICTS, type AddressVerdict } from "../address/vocabulary.ts";
+import type { Sql } from "../store/db.ts";
+import { duplicateOf } from "./address_rows.ts";
+import {
+  type ClockOption,
+  type Idempotency,
+  IdempotencyKeyTaken,
+  JOB_RETENTION_HOURS,
+  type JobStatus,
+  type SubmittedJob,
+  type SubmittedTable,
+} from "./job_store.ts";
+
+/** One row's answer in a job read: the POST /v1/address answer, with the row it answers (1-based, input order). */
+export type AddressJobResult = AddressVerification & { row: number };
+
+/** An address job as GET /v1/jobs/{id} answers it: the spec's Job, with address answers and address verdicts. */
+export interface AddressJob {
+  job_id: string;
+  kind: "address";
+  status: JobStatus;
+  total: number;
+  processed: number;
+  created_at: string;
+  expires_at: string;
+  failure_reason?: string;
+  summary: Record<AddressVerdict, number>;
+  results: AddressJobResult[];
+}
+
+/** A finished row for CSV out: its cells as submitted (null for JSON submissions), its input and its answer. */
+export interface AddressJobRow {
+  position: number;
+  fields: string[] | null;
+  input: AddressInput;
+  result: AddressVerification;
+}
+
+export interface AddressJobTable {
+  job: Omit<AddressJob, "results">;
+  columns: string[] | null;
+  /** The finished rows in input order, read a chunk at a time: the job is never held whole. */
+  rows(): AsyncIterable<AddressJobRow[]>;
+}
+
+/** A chunk handed to a worker: its rows' inputs, and for each the row it repeats (dup_of), if any. */
+export interface ClaimedChunk {
+  owner: string;
+  jobId: string;
+  chunk: number;
+  /** The 1-based position of its first row. */
+  firstRow: number;
+  inputs: AddressInput[];
+  /** For each row, the 1-based position of the first equal row of the job, or null when it is that first row. */
+  dupOf: Array<number | null>;
+  /** Hand-outs so far, this one included. */
+  attempts: number;
+}
+
+export interface AddressSubmitOptions extends ClockOption {
+  /** Answers known at submission, one per row (test keys): the job is stored completed with them. */
+  answers?: readonly AddressVerification[];
+  /** A CSV submission's rows, one per input. */
+  table?: SubmittedTable;
+  idempotency?: Idempotency;
+}
+
+export interface AddressReadOptions extends ClockOption {
+  offset?: number;
+  limit?: number;
+}
+
+export interface AddressJobStore {
+  submit(accountId: string, inputs: readonly AddressInput[], options?: AddressSubmitOptions): Promise<SubmittedJob>;
+  read(accountId: string, jobId: string, options?: AddressReadOptions): Promise<AddressJob | undefined>;
+  readTable(accountId: string, jobId: string, options?: ClockOption): Promise<AddressJobTable | undefined>;
+  claim(owner: string, options: { limit: number; leaseMs: number } & ClockOption): Promise<ClaimedChunk[]>;
+  renew(chunks: readonly ClaimedChunk[], options: { leaseMs: number } & ClockOption): Promise<number>;
+  /** The answers already written for these rows of the job (rows of finished chunks only). */
+  answered(jobId: string, positions: readonly number[]): Promise<Map<number, AddressVerification>>;
+  /** Writes the chunk's answers, one per row, while its lease is still the owner's; false when it was not. */
+  settle(chunk: ClaimedChunk, results: readonly AddressVerification[]): Promise<boolean>;
+  release(owner: string): Promise<number>;
+  reclaimAll(): Promise<number>;
+}
+
+/** Rows per chunk: a claim, a task list for the threads and a write each. */
+export const CHUNK_ROWS = 1000;
+/** A JSON read of an address job answers this many results unless asked for a page (jobs hold up to 100,000 rows). */
+export const ADDRESS_READ_DEFAULT_LIMIT = 1000;
+export const ADDRESS_READ_MAX_LIMIT = 10_000;
+/** Chunks per insert statement at submission. */
+const INSERT_CHUNKS = 20;
+
+const UNIQUE_VIOLATION = "23505";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const NO_ID = "00000000-0000-0000-0000-000000000000";
+
+/** Answers counted by verdict. */
+function summaryOf(results: readonly AddressVerification[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const r of results) counts[r.verdict] = (counts[r.verdict] ?? 0) + 1;
+  return counts;
+}
+
+export function createAddressJobStore(sql: Sql): AddressJobStore {
+  const clock = (now: Date | undefined) => sql`coalesce(${now ?? null}::timestamptz, clock_timestamp())`;
+
+  /** The job and its chunks in one transaction: a process killed mid-submission leaves nothing. */
+  async function submit(
+    accountId: string,
+    inputs: readonly AddressInput[],
+    options: AddressSubmitOptions = {},
+  ): Promise<SubmittedJob> {
+    const { now, answers, table, idempotency } = options;
+    if (!UUID.test(accountId)) throw new TypeError(`Cannot submit a job: account id "${accountId}" is not a uuid`);
+    if (table !== undefined && table.rows.length !== inputs.length) {
+      throw new RangeError(`Cannot submit a job: ${table.rows.length} rows for ${inputs.length} addresses`);
+    }
+    if (answers !== undefined && answers.length !== inputs.length) {
+      throw new RangeError(`Cannot submit a job: ${answers.length} answers for ${inputs.length} addresses`);
+    }
+    const dups = duplicateOf(inputs);
+    const answered = answers !== undefined || inputs.length === 0;
+    const jobId = randomUUID();
+    try {
+      return await sql.begin(async (tx) => {
+        const [job] = await tx`
+          with t as (select ${clock(now)} as now)
+          insert into jobs (id, account_id, kind, status, total, processed, created_at, expires_at, columns,
+                            idempotency_key, request_hash)
+          select ${jobId}, ${accountId}, 'address', ${answered ? "completed" : "queued"}, ${inputs.length},
+                 ${answered ? inputs.length : 0}, t.now, t.now + ${JOB_RETENTION_HOURS} * interval '1 hour',
+                 ${table === undefined ? null : tx.json(table.columns as string[])},
+                 ${idempotency?.key ?? null}, ${idempotency?.requestHash ?? null}
+          from t
+          returning created_at, expires_at`;
+        const chunks = Math.ceil(inputs.length / CHUNK_ROWS);
+        for (let first = 0; first < chunks; first += INSERT_CHUNKS) {
+          const numbers: number[] = [];
+          const firstRows: number[] = [];
+          const sizes: number[] = [];
+          const inputTexts: string[] = [];
+          // unnest() pads shorter arrays with nulls: JSON submissions store no cells, live ones no answers.
+          const fieldTexts: string[] = [];
+          const dupTexts: string[] = [];
+          const resultTexts: string[] = [];
+          const summaries: string[] = [];
+          for (let c = first; c < Math.min(chunks, first + INSERT_CHUNKS); c++) {
+            const start = c * CHUNK_ROWS;
+            const end = Math.min(inputs.length, start + CHUNK_ROWS);
+            numbers.push(c);
+            firstRows.push(start + 1);
+            sizes.push(end - start);
+            inputTexts.push(JSON.stringify(inputs.slice(start, end)));
+            if (table !== undefined) fieldTexts.push(JSON.stringify(table.rows.slice(start, end)));
+            dupTexts.push(JSON.stringify(dups.slice(start, end)));
+            const done = answers?.slice(start, end);
+            if (done !== undefined) {
+              resultTexts.push(JSON.stringify(done));
+              summaries.push(JSON.stringify(summaryOf(done)));
+            }
+          }
+          await tx`
+            insert into address_job_chunks (job_id, chunk, first_row, size, inputs, fields, dup_of, status, results,
+                                            summary)
+            select ${jobId}, u.chunk, u.first_row, u.size, u.inputs, u.fields, u.dup_of,
+                   case when u.results is null then 'pending' else 'done' end, u.results, u.summary::jsonb
+            from unnest(${tx.array(numbers)}::int[], ${tx.array(firstRows)}::int[], ${tx.array(sizes)}::int[],
+                        ${tx.array(inputTexts)}::text[], ${tx.array(fieldTexts)}::text[],
+                        ${tx.array(dupTexts)}::text[], ${tx.array(resultTexts)}::text[], ${tx.array(summaries)}::text[])
+              as u(chunk, first_row, size, inputs, fields, dup_of, results, summary)`;
+        }
+        return {
+          jobId,
+          total: inputs.length,
+          createdAt: job!.created_at as Date,
+          expiresAt: job!.expires_at as Date,
+        };
+      });
+    } catch (error) {
+      const e = error as { code?: string; constraint_name?: string };
+      if (e?.code === UNIQUE_VIOLATION && e.constraint_name === "jobs_idempotency_key") {
+        throw new IdempotencyKeyTaken("Cannot submit a job: its Idempotency-Key is taken", { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  /** The job's row, its summary over finished chunks, and the finished chunks' sizes in order: one statement. */
+  const JOB_SELECT = sql`
+      j.id, j.status, j.total, j.processed, j.created_at, j.expires_at, j.failure_reason, j.columns,
+      coalesce((select jsonb_object_agg(s.verdict, s.n)
+                from (select e.key as verdict, sum(e.value::int) as n
+                      from address_job_chunks c, jsonb_each_text(c.summary) e
+                      where c.job_id = j.id and c.status = 'done' group by 1) s), '{}'::jsonb) as summary,
+      coalesce((select jsonb_agg(jsonb_build_array(c.chunk, c.size) order by c.chunk)
+                from address_job_chunks c where c.job_id = j.id and c.status = 'done'), '[]'::jsonb) as done`;
+  const jobWhere = (now: Date | undefined, accountId: string, jobId: string) => sql`
+    from jobs j
+    where j.id = ${UUID.test(jobId) ? jobId : NO_ID}::uuid
+      and j.account_id = ${UUID.test(accountId) ? accountId : NO_ID}::uuid
+      and j.kind = 'address'
+      and j.expires_at > ${clock(now)}`;
+
+  function jobOf(row: Record<string, unknown>): Omit<AddressJob, "results"> {
+    const counts = row.summary as Record<string, number | string>;
+    const summary = Object.fromEntries(ADDRESS_VERDICTS.map((v) => [v, Number(counts[v] ?? 0)])) as Record<
+      AddressVerdict,
+      number
+    >;
+    const job: Omit<AddressJob, "results"> = {
+      job_id: row.id as string,
+      kind: "address",
+      status: row.status as JobStatus,
+      total: row.total as number,
+      processed: row.processed as number,
+      created_at: (row.created_at as Date).toISOString(),
+      expires_at: (row.expires_at as Date).toISOString(),
+      summary,
+    };
+    if (row.failure_reason !== null) job.failure_reason = row.failure_reason as string;
+    return job;
+  }
+
+  async function read(
+    accountId: string,
+    jobId: string,
+    options: AddressReadOptions = {},
+  ): Promise<AddressJob | undefined> {
+    const { now } = options;
+    const offset = Math.max(0, Math.trunc(options.offset ?? 0));
+    const limit = Math.min(
+      ADDRESS_READ_MAX_LIMIT,
+      Math.max(0, Math.trunc(options.limit ?? ADDRESS_READ_DEFAULT_LIMIT)),
+    );
+    const [row] = await sql`select ${JOB_SELECT} ${jobWhere(now, accountId, jobId)}`;
+    if (row === undefined) return undefined;
+    // The finished rows, chunk after chunk in input order: the page is [offset, offset + limit) of that sequence.
+    const wanted: Array<{ chunk: number; from: number; to: number }> = [];
+    let seen = 0;
+    for (const [chunk, size] of row.done as Array<[number, number]>) {
+      const from = Math.max(0, offset - seen);
+      const to = Math.min(size, offset + limit - seen);
+      if (from < to) wanted.push({ chunk, from, to });
+      seen += size;
+      if (seen >= offset + limit) break;
+    }
+    const results: AddressJobResult[] = [];
+    if (wanted.length > 0) {
+      const chunks = await sql`
+        select chunk, first_row, results from address_job_chunks
+        where job_id = ${row.id as string} and chunk = any(${sql.array(wanted.map((w) => w.chunk))}::int[])
+        order by chunk`;
+      const byChunk = new Map(chunks.map((c) => [c.chunk as number, c]));
+      for (const w of wanted) {
+        const c = byChunk.get(w.chunk)!;
+        const answers = JSON.parse(c.results as string) as AddressVerification[];
+        for (let k = w.from; k < w.to; k++) results.push({ ...answers[k]!, row: (c.first_row as number) + k });
+      }
+    }
+    return { ...jobOf(row), results };
+  }
+
+  async function readTable(
+    accountId: string,
+    jobId: string,
+    options: ClockOption = {},
+  ): Promise<AddressJobTable | undefined> {
+    const { now } = options;
+    const [row] = await sql`select ${JOB_SELECT} ${jobWhere(now, accountId, jobId)}`;
+    if (row === undefined) return undefined;
+    const id = row.id as string;
+    async function* rows(): AsyncIterable<AddressJobRow[]> {
+      // One finished chunk per statement, in input order.
+      let after = -1;
+      for (;;) {
+        const [c] = await sql`
+          select chunk, first_row, inputs, fields, results from address_job_chunks
+          where job_id = ${id} and status = 'done' and chunk > ${after}
+          order by chunk limit 1`;
+        if (c === undefined) return;
+        after = c.chunk as number;
+        const inputs = JSON.parse(c.inputs as string) as AddressInput[];
+        const fields = c.fields === null ? null : (JSON.parse(c.fields as string) as string[][]);
+        const answers = JSON.parse(c.results as string) as AddressVerification[];
+        yield answers.map((result, k) => ({
+          position: (c.first_row as number) + k,
+          fields: fields?.[k] ?? null,
+          input: inputs[k]!,
+          result,
+        }));
+      }
+    }
+    return { job: jobOf(row), columns: (row.columns as string[] | null) ?? null, rows };
+  }
+
+  /**
+   * Hands out up to `limit` pending chunks, in job and input order, after putting back the chunks whose lease ran
+   * out; marks their jobs running. SKIP LOCKED lets processes claiming together pass each other.
+   */
+  async function claim(
+    owner: string,
+    options: { limit: number; leaseMs: number } & ClockOption,
+  ): Promise<ClaimedChunk[]> {
+    const { limit, leaseMs, now } = options;
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new RangeError(`Cannot claim job chunks: limit must be >= 1, got ${limit}`);
+    if (!(leaseMs > 0)) throw new RangeError(`Cannot claim job chunks: leaseMs must be > 0, got ${leaseMs}`);
+    await sql`
+      update address_job_chunks set status = 'pending', lease_owner = null, lease_until = null
+      where status = 'claimed' and lease_until <= ${clock(now)}`;
+    const rows = await sql`
+      with t as (select ${clock(now)} as now),
+      picked as (
+        select c.job_id, c.chunk
+        from address_job_chunks c
+        where c.status = 'pending'
+          and exists (select 1 from jobs j where j.id = c.job_id and j.expires_at > (select now from t))
+        order by c.job_id, c.chunk
+        limit ${limit}
+        for update of c skip locked
+      ),
+      claimed as (
+        update address_job_chunks c
+        set status = 'claimed', lease_owner = ${owner},
+            lease_until = t.now + ${leaseMs}::double precision * interval '1 millisecond', attempts = c.attempts + 1
+        from picked, t
+        where c.job_id = picked.job_id and c.chunk = picked.chunk
+        returning c.job_id, c.chunk, c.first_row, c.inputs, c.dup_of, c.attempts
+      ),
+      started as (
+        update jobs set status = 'running' where id in (select job_id from claimed) and status = 'queued'
+      )
+      select * from claimed order by job_id, chunk`;
+    return rows.map((r) => ({
+      owner,
+      jobId: r.job_id as string,
+      chunk: r.chunk as number,
+      firstRow: r.first_row as number,
+      inputs: JSON.parse(r.inputs as string) as AddressInput[],
+      dupOf: JSON.parse(r.dup_of as string) as Array<number | null>,
+      attempts: r.attempts as number,
+    }));
+  }
+
+  async function renew(chunks: readonly ClaimedChunk[], options: { leaseMs: number } & ClockOption): Promise<number> {
+    const { leaseMs, now } = options;
+    if (chunks.length === 0) return 0;
+    const written = await sql`
+      update address_job_chunks c
+      set lease_until = ${clock(now)} + ${leaseMs}::double precision * interval '1 millisecond'
+      from unnest(${sql.array(chunks.map((r) => r.jobId))}::uuid[], ${sql.array(chunks.map((r) => r.chunk))}::int[])
+        as k(job_id, chunk)
+      where c.job_id = k.job_id and c.chunk = k.chunk and c.status = 'claimed'
+        and c.lease_owner = ${chunks[0]!.owner}
+      returning 1`;
+    return written.length;
+  }
+
+  async function answered(jobId: string, positions: readonly number[]): Promise<Map<number, AddressVerification>> {
+    const found = new Map<number, AddressVerification>();
+    if (positions.length === 0) return found;
+    const chunks = [...new Set(positions.map((p) => Math.floor((p - 1) / CHUNK_ROWS)))];
+    const rows = await sql`
+      select first_row, results from address_job_chunks
+      where job_id = ${jobId} and status = 'done' and chunk = any(${sql.array(chunks)}::int[])`;
+    const wanted = new Set(positions);
+    for (const r of rows) {
+      const answers = JSON.parse(r.results as string) as AddressVerification[];
+      const first = r.first_row as number;
+      for (let k = 0; k < answers.length; k++) if (wanted.has(first + k)) found.set(first + k, answers[k]!);
+    }
+    return found;
+  }
+
+  /**
+   * One statement: the chunk's answers where its lease is still the owner's, and the count on its job (completed
+   * with its last chunk).
+   */
+  async function settle(chunk: ClaimedChunk, results: readonly AddressVerification[]): Promise<boolean> {
+    if (results.length !== chunk.inputs.length) {
+      throw new RangeError(`Cannot settle a chunk: ${results.length} answers for ${chunk.inputs.length} rows`);
+    }
+    const written = await sql`
+      with done as (
+        update address_job_chunks
+        set status = 'done', results = ${JSON.stringify(results)}, summary = ${sql.json(summaryOf(results))},
+            lease_owner = null, lease_until = null
+        where job_id = ${chunk.jobId} and chunk = ${chunk.chunk} and status = 'claimed' and lease_owner = ${chunk.owner}
+        returning job_id, size
+      ),
+      finished as (
+        update jobs j
+        set processed = j.processed + d.size,
+            status = case when j.processed + d.size < j.total then 'running' else 'completed' end
+        from done d
+        where j.id = d.job_id
+      )
+      select 1 from done`;
+    return written.length === 1;
+  }
+
+  async function release(owner: string): Promise<number> {
+    const rows = await sql`
+      update address_job_chunks
+      set status = 'pending', lease_owner = null, lease_until = null, attempts = greatest(attempts - 1, 0)
+      where status = 'claimed' and lease_owner = ${owner}
+      returning 1`;
+    return rows.length;
+  }
+
+  async function reclaimAll(): Promise<number> {
+    const rows = await sql`
+      update address_job_chunks set status = 'pending', lease_owner = null, lease_until = null
+      where status = 'claimed'
+      returning 1`;
+    return rows.length;
+  }
+
+  return { submit, read, readTable, claim, renew, answered, settle, release, reclaimAll };
+}

@@ -1,0 +1,224 @@
+// The bulk address worker loop: claims chunks of address jobs (1000 rows each, address_job_store.ts), hands a chunk's
+// rows to the address service at once (its batcher cuts them into tasks of many rows for the worker threads: never
+// one task per row), and writes the chunk's answers in one statement. Six chunks are in flight, so that the threads
+// match while the database claims and writes. A row equal to an earlier one is not matched again: it takes the
+// answer of that row, from the same chunk or from a chunk already written. Any number of runners, in one process or several, share the queue;
+// a runner that dies leaves its rows to be claimed again once their leases run out (or at the next start, on the
+// embedded database), and the lease check at write time keeps every row answered once.
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { deadline, sleep } from "../async/deadline.ts";
+import type { AddressInput, AddressVerification } from "../address/types.ts";
+import type { Logger } from "../log.ts";
+import type { Sql } from "../store/db.ts";
+import { type ClaimedChunk, createAddressJobStore } from "./address_job_store.ts";
+import { unverifiedAnswer } from "./address_rows.ts";
+import { createStoreOutageLog } from "./store_outage_log.ts";
+
+/** What the runner needs of the address service: many rows at once, and when it can answer. */
+export interface BulkAddressVerifier {
+  verifyMany(inputs: readonly AddressInput[], options?: { signal?: AbortSignal }): Promise<AddressVerification[]>;
+  /** Settles once the service answers from its indexes: nothing is claimed before. */
+  readonly started: Promise<void>;
+}
+
+export interface AddressJobRunnerOptions {
+  sql: Sql;
+  verifier: BulkAddressVerifier;
+  log: Logger;
+  owner?: string;
+  leaseMs?: number;
+  /**
+   * Chunks in flight: matched while others are claimed and written. Measured in one process on the embedded database
+   * with two threads (20,000 Paris rows, a shared machine at load 9): 3 lanes took 4.75-12.9 s against 2.9-4.9 s for
+   * the pool alone, 6 lanes 4.05-4.9 s against 2.8-3.5 s. Each lane holds 1000 rows.
+   */
+  lanes?: number;
+  pollMs?: number;
+  /** Hand-outs of a chunk before its rows get the unverified answer instead (it took its thread down each time). */
+  maxAttempts?: number;
+  /** A batch still unanswered after this is given up: its rows return to the queue when their leases run out. */
+  batchTimeoutMs?: number;
+  /** The embedded database: rows left claimed by an earlier process are handed back at start. */
+  exclusive?: boolean;
+  stopTimeoutMs?: number;
+}
+
+export interface AddressJobRunner {
+  readonly owner: string;
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+export function startAddressJobRunner(options: AddressJobRunnerOptions): AddressJobRunner {
+  const {
+    sql,
+    verifier,
+    log,
+    owner = `${hostname()}:${process.pid}:address:${randomUUID().slice(0, 8)}`,
+    leaseMs = 60_000,
+    lanes = 6,
+    pollMs = 1000,
+    maxAttempts = 3,
+    batchTimeoutMs = 5 * 60_000,
+    exclusive = false,
+    stopTimeoutMs = 10_000,
+  } = options;
+  for (const [name, value] of Object.entries({ leaseMs, lanes, pollMs, maxAttempts, batchTimeoutMs })) {
+    if (!(Number.isFinite(value) && value > 0)) {
+      throw new RangeError(`Cannot start the address job runner: ${name} must be a positive number, got ${value}`);
+    }
+  }
+  const store = createAddressJobStore(sql);
+  const storeFailures = createStoreOutageLog(log);
+  const stopping = new AbortController();
+  let nap = new AbortController();
+  let room = new AbortController();
+  let inFlight = 0;
+  const batches = new Set<Promise<void>>();
+
+  /** The chunk's answers: matched, or copied from an equal row's; undefined when matching failed. */
+  async function answersOf(chunk: ClaimedChunk, signal: AbortSignal): Promise<AddressVerification[] | undefined> {
+    const { inputs, dupOf, firstRow } = chunk;
+    // A row handed out too often took its worker thread down each time: the chunk's rows get the unverified answer.
+    if (chunk.attempts > maxAttempts) {
+      log.warn("address job chunk gave up after repeated failures", { job_id: chunk.jobId, rows: inputs.length });
+      return inputs.map(() => unverifiedAnswer());
+    }
+    const earlier = dupOf.filter((d): d is number => d !== null && d < firstRow);
+    const known = earlier.length === 0 ? new Map() : await store.answered(chunk.jobId, earlier);
+    const toMatch: number[] = [];
+    for (let k = 0; k < inputs.length; k++) {
+      const d = dupOf[k] ?? null;
+      if (d === null || (d < firstRow && !known.has(d))) toMatch.push(k);
+    }
+    let matched: AddressVerification[];
+    try {
+      matched = await verifier.verifyMany(
+        toMatch.map((k) => inputs[k]!),
+        { signal },
+      );
+    } catch (error) {
+      // Left claimed: the lease runs out and the chunk is claimed again, counting this hand-out.
+      if (!stopping.signal.aborted)
+        log.warn("address job chunk failed", { rows: toMatch.length, error: String(error) });
+      return undefined;
+    }
+    const answers: Array<AddressVerification | undefined> = new Array(inputs.length);
+    toMatch.forEach((k, i) => {
+      answers[k] = matched[i];
+    });
+    for (let k = 0; k < inputs.length; k++) {
+      if (answers[k] !== undefined) continue;
+      const d = dupOf[k]!;
+      answers[k] = d >= firstRow ? answers[d - firstRow] : known.get(d);
+    }
+    return answers as AddressVerification[];
+  }
+
+  async function runChunk(chunk: ClaimedChunk): Promise<void> {
+    const bound = deadline(batchTimeoutMs, { parents: [stopping.signal], what: "match the address chunk" });
+    const renewal = setInterval(
+      () => {
+        store
+          .renew([chunk], { leaseMs })
+          .catch((error) => storeFailures.failed("warn", "address lease renewal failed", error));
+      },
+      Math.max(10, Math.floor(leaseMs / 3)),
+    );
+    try {
+      const began = performance.now();
+      const answers = await answersOf(chunk, bound.signal);
+      if (answers === undefined) return;
+      const matched = performance.now();
+      const written = await store.settle(chunk, answers);
+      if (!written) log.warn("address job chunk lost its lease before its answers", { job_id: chunk.jobId });
+      else {
+        const ms = (t: number) => Math.round(t);
+        log.debug("address job rows answered", {
+          owner,
+          rows: answers.length,
+          match_ms: ms(matched - began),
+          write_ms: ms(performance.now() - matched),
+        });
+      }
+      storeFailures.succeeded();
+    } finally {
+      clearInterval(renewal);
+      bound.dispose();
+    }
+  }
+
+  async function feed(): Promise<void> {
+    while (!stopping.signal.aborted) {
+      if (inFlight >= lanes) {
+        await sleep(pollMs, { signal: room.signal }).catch(() => {});
+        if (room.signal.aborted && !stopping.signal.aborted) room = new AbortController();
+        continue;
+      }
+      let rows: ClaimedChunk[] = [];
+      try {
+        rows = await store.claim(owner, { limit: 1, leaseMs });
+        storeFailures.succeeded();
+      } catch (error) {
+        storeFailures.failed("warn", "address job runner could not claim rows", error);
+      }
+      if (stopping.signal.aborted) break;
+      if (rows.length > 0) {
+        inFlight++;
+        const batch = runChunk(rows[0]!)
+          .catch((error) =>
+            storeFailures.failed("error", "address job chunk failed", error, { job_id: rows[0]!.jobId }),
+          )
+          .finally(() => {
+            inFlight--;
+            batches.delete(batch);
+            if (!room.signal.aborted) room.abort();
+          });
+        batches.add(batch);
+        continue;
+      }
+      await sleep(pollMs, { signal: nap.signal }).catch(() => {});
+      if (nap.signal.aborted && !stopping.signal.aborted) nap = new AbortController();
+    }
+  }
+
+  async function recover(): Promise<void> {
+    try {
+      const reclaimed = await store.reclaimAll();
+      if (reclaimed > 0) log.info("address job chunks of a stopped process reclaimed", { chunks: reclaimed });
+    } catch (error) {
+      log.warn("address job runner could not reclaim rows at start", { error: String(error) });
+    }
+  }
+
+  const running = (exclusive ? recover() : Promise.resolve())
+    .then(() =>
+      Promise.race([verifier.started, new Promise((resolve) => stopping.signal.addEventListener("abort", resolve))]),
+    )
+    .then(() => feed())
+    .catch((error) => log.error("address job runner stopped claiming", { error: String(error) }))
+    .then(() => Promise.all([...batches]));
+  log.info("address job runner started", { owner, lanes });
+
+  let stopped: Promise<void> | undefined;
+  return {
+    owner,
+    wake() {
+      nap.abort();
+    },
+    stop() {
+      stopped ??= (async () => {
+        stopping.abort();
+        nap.abort();
+        room.abort();
+        const grace = deadline(stopTimeoutMs, { what: "stop the address job runner" });
+        await Promise.race([running, new Promise((resolve) => grace.signal.addEventListener("abort", resolve))]);
+        grace.dispose();
+        const released = await store.release(owner);
+        log.info("address job runner stopped", { owner, released });
+      })();
+      return stopped;
+    },
+  };
+}
