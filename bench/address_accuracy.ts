@@ -1,5 +1,5 @@
 // address_accuracy: share of a seeded evaluation set answered right, per category (exact addresses, typos,
-// abbreviations, wrong arrondissement postcodes, missing numbers, out-of-range numbers, invented streets; issue 14:
+// abbreviations, wrong arrondissement postcodes, missing numbers, out-of-range numbers, invented streets; the nationwide categories:
 // two-edit typos, messy lines, nationwide postcode/city mismatches, consistent pairs outside coverage, suffixes,
 // numbers in names; people's names shortened, bench/lib/person_name_cases.ts; two-letter slips,
 // bench/lib/two_letter_typo_cases.ts), drawn from the real Paris BAN file and the nationwide reference. Baseline from

@@ -93,7 +93,7 @@ interface Row {
 export interface EvalSetOptions {
   seed?: number;
   perCategory?: number;
-  /** With the nationwide reference (and the tables it was packed from), the issue 14 categories are added: two-edit
+  /** With the nationwide reference (and the tables it was packed from), the nationwide categories are added: two-edit
    *  typos, messy lines, postcode/city mismatches, consistent pairs outside coverage, suffixes glued or spaced,
    *  numbers inside names written in digits, names of people shortened (person_name_cases.ts) and two-letter slips
    *  (two_letter_typo_cases.ts). */
@@ -300,7 +300,7 @@ export function buildEvalSet(index: BanIndex, options: EvalSetOptions = {}): Eva
     out.push(c);
   }
   if (options.nationwide) {
-    out.push(...issue14Cases(index, { ...options.nationwide, seed, perCategory }));
+    out.push(...nationwideCases(index, { ...options.nationwide, seed, perCategory }));
     out.push(...typedNumberCases(index, { seed, perCategory }));
     out.push(...personNameCases(index, { seed, perCategory }));
     out.push(...twoLetterTypoCases(index, { seed, perCategory }));
@@ -312,7 +312,7 @@ function asciiBytesOf(text: string): Uint8Array {
   return Uint8Array.from(text, (ch) => ch.charCodeAt(0) & 0x7f);
 }
 
-/** What a messy line does to a clean one (issue 14, item 2 and item 6); null when it does not apply to this row. */
+/** What a messy line does to a clean one (noise around the address, and word order); null when it does not apply to this row. */
 type Noise = (a: { num: string; rep: string; name: string; pc: string }) => string | null;
 
 const NOISES: ReadonlyArray<readonly [string, Noise]> = [
@@ -385,8 +385,8 @@ const NOISES: ReadonlyArray<readonly [string, Noise]> = [
 
 const ELSEWHERE = ["13", "69"];
 
-/** The issue 14 categories (its own random stream, so that the older categories stay what they were). */
-function issue14Cases(
+/** The nationwide categories (its own random stream, so that the older categories stay what they were). */
+function nationwideCases(
   index: BanIndex,
   options: { reference: Reference; tables: ReferenceTables; seed: number; perCategory: number },
 ): EvalCase[] {
@@ -634,7 +634,7 @@ function digitsInName(name: string): string | null {
   return null;
 }
 
-/** Issue 14 §suffix letters and §numbers in names: house-number suffixes glued or spaced, in either case ("185C",
+/** Suffix letters and numbers in names: house-number suffixes glued or spaced, in either case ("185C",
  *  "185 c", "39bis", "39 B"), answered with the suffix BAN's rule prints; and streets whose name holds a number
  *  (in words or roman numerals) written with digits. */
 function typedNumberCases(index: BanIndex, options: { seed: number; perCategory: number }): EvalCase[] {
@@ -683,7 +683,7 @@ function typedNumberCases(index: BanIndex, options: { seed: number; perCategory:
     });
   }
   // Streets with a number in their name and at least one plain house number: a line without a house number would
-  // read "Pont Alexandre 3" as number 3 of "Pont Alexandre" (issue 14 §word order), which is another question.
+  // read "Pont Alexandre 3" as number 3 of "Pont Alexandre" (word order), which is another question.
   const numbered: { rows: number[]; written: string; street: number }[] = [];
   for (let s = 0; s < header.streetCount; s++) {
     const written = usable(s) ? digitsInName(index.streetName(s)) : null;

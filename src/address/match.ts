@@ -144,7 +144,7 @@ export class AddressMatcher {
     cityWrittenFirst(p, this.#plans, this.#ref, this.#streetKnown);
     cityAlone(p, this.#ref, this.#streetNamed);
     // "43 rue de Lille" with no locality: a street the index knows whole keeps its last word ("Lille" is a commune
-    // too, issue 14); otherwise trailing words that name a commune are read as the city.
+    // too); otherwise trailing words that name a commune are read as the city.
     if (!this.#wholeStreetKnown(p)) cityFromStreet(p, this.#ref, this.#lookups);
     cityRepeatedInStreet(p, this.#ref, this.#streetKnown);
 
@@ -152,7 +152,7 @@ export class AddressMatcher {
     const plan = this.#plans.get(p);
     const reasons = new Set<AddressReason>(plan.reasons);
     const { coverage } = plan;
-    // A real postcode that does not serve the named commune is known without street data (issue 14, item 5).
+    // A real postcode that does not serve the named commune is known without street data (every commune of France ships with the service).
     const mismatch = plan.postcode !== null && plan.notFound.includes("postcode_city_mismatch");
     // A CEDEX code, or a postcode La Poste's table does not list (delivery codes), says only its département:
     // outside the indexed ones that is unknown, never a guess.

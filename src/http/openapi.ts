@@ -120,7 +120,7 @@ const IDEMPOTENT_REPLAYED = {
   },
 };
 
-// Extensions of issue 13 (the spec's JSON contract is unchanged): CSV in and out, pages and a summary on job reads.
+// List-cleaning extensions (the spec's JSON contract is unchanged): CSV in and out, pages and a summary on job reads.
 const CSV_REQUEST = {
   schema: {
     type: "string",

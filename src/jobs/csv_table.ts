@@ -1,4 +1,4 @@
-// CSV in and out of bulk jobs (issue 13). In: a UTF-8 file (BOM or not), comma or semicolon separated (whichever the
+// CSV in and out of bulk jobs, for list cleaning. In: a UTF-8 file (BOM or not), comma or semicolon separated (whichever the
 // header row uses more), quoted fields, a header row; the address column is the one named email (any case, or
 // e-mail, mail, courriel), else the only column whose cells hold addresses; every other column is kept with its row.
 // Parsing is csv-parse's: quotes, escaped quotes, line breaks inside quotes and ragged rows are its business, and

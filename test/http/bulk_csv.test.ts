@@ -1,4 +1,4 @@
-// Bulk for list cleaning over HTTP (issue 13): CSV in on POST /v1/email/bulk, CSV out and pages on GET /v1/jobs/{id},
+// Bulk for list cleaning over HTTP: CSV in on POST /v1/email/bulk, CSV out and pages on GET /v1/jobs/{id},
 // and the summary on every read. No runner: the test finishes items itself through the job store, so a job is
 // exactly as partial as each test needs.
 import assert from "node:assert/strict";

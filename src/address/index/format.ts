@@ -57,7 +57,7 @@ export const ADDRESS_COLUMNS = {
 } as const satisfies Record<string, SectionType>;
 
 /** Alternative names of streets (BAN `alias`, and the lieu-dit of their addresses, `nom_ld` or
- *  `lieudit_complement_nom`): one row per (street, name), found exactly through hashAlt (issue 14 item 7). */
+ *  `lieudit_complement_nom`): one row per (street, name), found exactly through hashAlt (lieux-dits named beside a street). */
 export const ALT_COLUMNS = {
   altStreet: "u32",
   altKeyOff: "u32",

@@ -45,7 +45,7 @@ export function maxEdits(length: number): number {
 }
 
 /**
- * Budget by evidence (issue 14, item 1): a name of STRETCH_MIN_LENGTH letters or more may carry STRETCHED_EDITS
+ * Budget by evidence (two-letter slips, docs/address_rules.md): a name of STRETCH_MIN_LENGTH letters or more may carry STRETCHED_EDITS
  * edits even where its length allows fewer ("Passage Kracahr" → Kracher, "Boulevard du Tempbl" → Temple), but only in
  * the first tier and only when the winner leads every other name of the scope by STRETCH_LEAD edits, twice the usual
  * margin. Measured on the Paris evaluation set: with the usual one-edit margin the stretched budget turned 8 more of

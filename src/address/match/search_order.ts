@@ -45,7 +45,7 @@ export type HasNumber = (h: StreetHit) => boolean;
 
 /** The query for a street; a misspelt type word ("Aveue de Clichy") is guessed when it is one slip from a type.
  *  "Lieu-dit", "ld", "lieudit" only introduce a name: BAN writes the lieu-dit without them ("Le Village"), so the
- *  query is the name alone (docs/address_rules.md §2 and §6, issue 14 §lieux-dits). */
+ *  query is the name alone (docs/address_rules.md §2 and §6, lieux-dits). */
 export function streetQuery(street: string): StreetQuery {
   let key = streetKey(street);
   if (key.type === LIEU_DIT && key.nameTokens.length > 0) key = streetKey(key.nameTokens.join(" "));
@@ -298,7 +298,7 @@ export function searchTiers(q: StreetQuery, scoped: readonly ScopedTier[], hasNu
       // and no evidence for any ("72 Rue de Pitet, 75018" was Rue Pihet in the 11th, `house_number_out_of_range`).
       if (i > 0 && hit.scores.name > 0 && hasNumber !== hasNoNumber && !hasNumber(hit)) continue;
       // "12 rue de Rivolli, 75001": the corrected street lacks the number here but has it in a later tier under the
-      // same name: a typo and a wrong arrondissement together (issue 14, item 3).
+      // same name: a typo and a wrong arrondissement together.
       const elsewhere = hasNumber(hit) ? null : numberInLaterTier(hit, scoped.slice(i + 1), hasNumber);
       if (elsewhere !== null) return { ...elsewhere, fuzzy: elsewhere.hit.scores.name > 0 };
       return { hit, tier, fuzzy: hit.scores.name > 0 };
@@ -393,7 +393,7 @@ function ungluedArticles(q: StreetQuery): StreetQuery[] {
  * stretched), under the type written, in the first tier only: two corrections at once, so only where the user said
  * the street is. Elsewhere they made streets of invented names ("Passage des Lachaise, 75020" became Rue de la Chaise
  * in the 7th). A street found without the number takes it from a later tier under its own name, as the fuzzy pass
- * does (issue 14, item 3). `street_corrected`.
+ * does (a typo and a wrong arrondissement together). `street_corrected`.
  */
 function searchUngluedArticles(q: StreetQuery, scoped: readonly ScopedTier[], hasNumber: HasNumber): Found | null {
   const readings = ungluedArticles(q);

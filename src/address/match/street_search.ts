@@ -87,7 +87,7 @@ export interface StreetQuery {
 }
 
 /** Small words the match key drops as articles but that tell streets apart: "Rue sur la Côte" is not "Rue de la
- *  Côte", "Rue Sous Saint-Pierre" is not "Rue Saint-Pierre" (issue 14, item 6; 46 of 46 such probes were answered
+ *  Côte", "Rue Sous Saint-Pierre" is not "Rue Saint-Pierre" (46 of 46 such probes were answered
  *  with the other street). The key keeps dropping them, so that the index format stays; the words are compared on
  *  the names themselves, only for the few hits a search returns. */
 export const NAME_WORDS: ReadonlySet<string> = new Set(["sur", "sous"]);
@@ -183,7 +183,7 @@ export function exactStreets(q: StreetQuery, scopes: readonly CommuneScope[]): S
       ids.length = 0;
       index.byAfnor(q.keyBytes, ids);
       // An alias, the lieu-dit of the street's addresses, or half of a name joined by "et" names it as well as its
-      // own name (issue 14 item 7, index/compound_names.ts).
+      // own name (index/compound_names.ts).
       if (!pushInScope(out, { q, index, communes, ids, typeEdit })) {
         ids.length = 0;
         index.byAlt(q.keyBytes, ids);

@@ -1,7 +1,7 @@
 // RFC 5321 mailbox syntax with RFC 6531 UTF-8 local parts. No comments, no folding whitespace, no address literals:
 // none of them is accepted by real submission forms, and an address that needs them is a typing accident.
 //
-// Top-level domains (issue 8, item 4). A TLD that is not in the root zone is not a syntax error: the address is
+// Top-level domains. A TLD that is not in the root zone is not a syntax error: the address is
 // well-formed, its domain simply cannot resolve. It passes here with `unresolvable` set, so that the typo check can
 // still suggest what was meant (wanadoo.ff → wanadoo.fr) and the mx check answers domain_does_not_resolve without a
 // DNS query. Special-use names (RFC 6761 §6, RFC 6762, RFC 7686, RFC 9476) are sorted by tldKind() (tld_kind.ts).

@@ -7,7 +7,7 @@
 // for one: time spent in our own queue is not the mail server's fault. The caller's signal ends every wait (queue
 // included): the single-call deadline, a client that hung up, or a job runner that stops.
 //
-// Bulk (reuse: true): recipients of one MX host share transactions (issue 13). Each waits in its host's queue; a
+// Bulk (reuse: true): recipients of one MX host share transactions (docs/decisions.md, "Bulk jobs"). Each waits in its host's queue; a
 // drainer that holds one of the host's connection slots asks them in one transaction: one MAIL FROM, then one RCPT TO
 // each, pipelined when the server offers PIPELINING (RFC 2920), the catch-all recipient right after its owner. The
 // host's connections pull from its queue as they go, so that they share its recipients and end together: without

@@ -1,6 +1,6 @@
 // GET /v1/jobs/{id}: its own 60/min bucket, no quota, and one 404 for unknown, expired and foreign jobs alike (the
 // store answers all three through the same query, so neither body nor timing tells them apart).
-// Extensions (issue 13, described in the OpenAPI document): `?offset=N&limit=M` pages the results (default: all, as
+// Extensions for list cleaning (described in the OpenAPI document): `?offset=N&limit=M` pages the results (default: all, as
 // the spec has it), every read carries `summary` (results so far by verdict, and the items waiting for a retry), and
 // `Accept: text/csv` gets the finished rows as CSV in submission order, with the job's state in X-Job-* headers.
 import * as v from "valibot";

@@ -1,4 +1,4 @@
-// POST /v1/email/bulk: a JSON list (the spec's contract), or a CSV file (text/csv, issue 13) whose rows are stored
+// POST /v1/email/bulk: a JSON list (the spec's contract), or a CSV file (text/csv, an extension) whose rows are stored
 // with the job so that the results go back out as the same rows. Both go through the same refusals, in the same order.
 import * as v from "valibot";
 import { SPEC_BATCH_MAX } from "../../accounts/plans.ts";

@@ -42,13 +42,9 @@ const slips: Slip[] = [
   ["example.con", "example.com", "mailcheck spec: randomsmallcompany.cmo → .com"],
   ["exemple.fe", "exemple.fr", "tld slip fe"],
   // Item 4: the TLD is not in the root zone.
-  ["wanadoo.ff", "wanadoo.fr", "issue 8 item 4: jean@wanadoo.ff"],
+  ["wanadoo.ff", "wanadoo.fr", "a TLD slip: jean@wanadoo.ff"],
   ["comcast.nry", "comcast.net", "mailcheck spec: test@comcast.nry"],
-  [
-    "gmail.edd",
-    "gmail.com",
-    "issue 8 item 4: Gmail mailboxes exist at gmail.com only (gmail.edu is no mailbox domain)",
-  ],
+  ["gmail.edd", "gmail.com", "a TLD slip: Gmail mailboxes exist at gmail.com only (gmail.edu is no mailbox domain)"],
   ["acme.ifno", "acme.info", "mailcheck spec: ifno → info"],
   ["hotmail.ff", "hotmail.fr", "nearest TLD among the provider's domains"],
   ["mail.ff", "mail.fr", "short name: TLD repaired to the one common TLD one edit away"],
@@ -56,9 +52,9 @@ const slips: Slip[] = [
   // Item 6: short provider names, a stray leading character, providers with one mailbox domain.
   ["livr.com", "live.com", "mailcheck spec: livr → live"],
   ["gmsn.com", "msn.com", "mailcheck spec: findClosestDomain('gmsn.com') → msn.com"],
-  ["frre.fr", "free.fr", "issue 8 item 6"],
-  ["nuef.fr", "neuf.fr", "issue 8 item 6"],
-  ["gmail.fr", "gmail.com", "issue 8 item 6; mailcheck corpus test@gmail.fr"],
+  ["frre.fr", "free.fr", "a French ISP: swapped letters"],
+  ["nuef.fr", "neuf.fr", "a French ISP: swapped letters"],
+  ["gmail.fr", "gmail.com", "a provider with one TLD; mailcheck corpus test@gmail.fr"],
   ["gmail.de", "gmail.com", "Google owns gmail.de since 2012, mailboxes are @gmail.com (PC-WELT 2012)"],
   ["gmail.co.uk", "gmail.com", "Gmail has no country domains"],
   ["googlemail.de", "googlemail.com", "googlemail.com is the only Google Mail domain"],

@@ -1,4 +1,4 @@
-// Multi-recipient SMTP transactions in bulk (issue 13), against loopback peers on 127.0.13.x:25: recipients of one MX
+// Multi-recipient SMTP transactions in bulk, against loopback peers on 127.0.13.x:25: recipients of one MX
 // share one MAIL FROM, RCPT TO are pipelined when the server offers PIPELINING, RSET comes only between transactions,
 // the catch-all probe rides in the same transaction, and a 452 or a dropped connection sends the rest on.
 // Run inside a private network namespace (see README): the peers bind port 25.
