@@ -16,7 +16,6 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const MAX_CRASHED_FILES = 2;
 
 const REPORTER = fileURLToPath(new URL("./crash_reporter.mjs", import.meta.url));
-const DURATIONS_REPORTER = fileURLToPath(new URL("./file_durations_reporter.mjs", import.meta.url));
 
 /** A line of crash_reporter.mjs: one failure reported by node:test. */
 export interface FailureLine {
@@ -66,8 +65,6 @@ async function runTests(files: string[]): Promise<{ status: number; failures: Fa
       "--test-reporter-destination=stdout",
       `--test-reporter=${REPORTER}`,
       `--test-reporter-destination=${failuresFile}`,
-      `--test-reporter=${DURATIONS_REPORTER}`,
-      "--test-reporter-destination=stdout",
       ...files,
     ];
     const child = spawn(process.execPath, args, { stdio: "inherit" });
@@ -80,14 +77,32 @@ async function runTests(files: string[]): Promise<{ status: number; failures: Fa
     } catch {
       // No line written: no failure was reported (or the runner itself died, which the status tells).
     }
-    const lines = text
+    const parsed = text
       .split("\n")
       .filter((line) => line !== "")
-      .map((line) => JSON.parse(line) as FailureLine);
+      .map((line) => JSON.parse(line) as FailureLine | { durations: Record<string, number> });
+    for (const line of parsed) if ("durations" in line) printSlowest(line.durations);
+    const lines = parsed.filter((line): line is FailureLine => !("durations" in line));
     return { status, failures: sortFailures(lines) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** How many of the slowest files are listed at the end of a run. */
+const SLOWEST_LISTED = 15;
+
+/** The slowest test files and their time, so that whoever keeps CI within its time limit sees where the time goes. */
+function printSlowest(durations: Record<string, number>): void {
+  const files = Object.entries(durations);
+  if (files.length === 0) return;
+  const total = files.reduce((sum, [, ms]) => sum + ms, 0);
+  const slowest = files.sort((a, b) => b[1] - a[1]).slice(0, SLOWEST_LISTED);
+  console.log(
+    `\n=== test runner: the ${slowest.length} slowest of ${files.length} files (${Math.round(total / 1000)} s in all)`,
+  );
+  for (const [file, ms] of slowest)
+    console.log(`${String(Math.round(ms / 1000)).padStart(6)} s  ${relative(process.cwd(), file)}`);
 }
 
 /** The marker, alone on a line near the top of a test file, of a file whose tests prove logic and data that no runtime
