@@ -85,6 +85,11 @@ describe("address service on the Paris BAN file", { skip }, () => {
         line: "150 Rue de Rivoli, 75001 Paris",
         latitude: "number",
         longitude: "number",
+        // Extension members: the commune's INSEE code, the BAN id of the address, NF Z 10-011 lines 4 and 6.
+        insee_code: "75101",
+        ban_id: "75101_8249_00150",
+        postal_line_4: "150 RUE DE RIVOLI",
+        postal_line_6: "75001 PARIS",
       },
     );
   });
