@@ -1,3 +1,5 @@
+// test-scope: once
+// (Answers over the Paris file, which no runtime changes: CI runs this file on its recommended runtime only.)
 // POST /v1/address and /v1/signup over HTTP with live keys, on the real Paris BAN file: every address verdict and
 // reason of the spec, as a client sees them.
 import { test } from "node:test";

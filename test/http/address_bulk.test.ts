@@ -1,3 +1,5 @@
+// test-scope: once
+// (Answers over the Paris file, which no runtime changes: CI runs this file on its recommended runtime only.)
 // POST /v1/address/bulk over HTTP, as a client uses it, on the real Paris BAN file: JSON and CSV in, the job read in
 // pages and with its summary, CSV out with the answer's columns, test keys, the quota and the row limit, and
 // Idempotency-Key. The index is imported once for the file; each test runs its own server and runner over it.

@@ -1,3 +1,5 @@
+// test-scope: once
+// (Answers over the Paris file, which no runtime changes: CI runs this file on its recommended runtime only.)
 // Bulk address jobs across processes, as an operator runs them (`npm start`'s program as child processes, on the real
 // Paris BAN file): a server killed with SIGKILL mid-job and started again finishes the job with every row answered
 // once and charged once; on PostgreSQL two processes work the same job; `npm run verify` sends an address file in
