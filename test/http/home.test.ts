@@ -34,6 +34,7 @@ test("GET / points at the OpenAPI description, the endpoints and the error pages
         "POST /v1/address",
         "POST /v1/signup",
         "POST /v1/email/bulk",
+        "POST /v1/address/bulk",
         "GET /v1/jobs/{id}",
         "GET /v1/jobs/{id}/results.csv",
         "GET /v1/account/callback-secret",
