@@ -579,7 +579,8 @@ function describeApi(publicUrl: string) {
               headers: { ...RATE_HEADERS, ...JOB_HEADERS },
               content: {
                 "application/json": {
-                  schema: { oneOf: [ref("Job"), ref("AddressJob")] },
+                  // anyOf: an address job has `kind: "address"`, which an email job lacks; the two are told apart by it.
+                  schema: { anyOf: [ref("Job"), ref("AddressJob")] },
                   examples: { ...bulk.job, address: addressBulk.job },
                 },
               },

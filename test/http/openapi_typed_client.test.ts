@@ -1,6 +1,6 @@
 // What a user who generates a client from the OpenAPI document gets: the document passes Redocly's recommended rules
 // with no warning (with and without PUBLIC_URL), and the types of openapi-typescript used through openapi-fetch with
-// its default options type-check under `tsc --strict`, with the job read's body typed as a Job (not `Job | string`).
+// its default options type-check under `tsc --strict`, with the job read's body typed as JSON (not `Job | string`).
 // The compiled client then calls the server: a bulk job in test mode, read as JSON and as CSV.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -37,10 +37,11 @@ export async function submitAndRead(baseUrl: string, key: string, emails: string
   const id: string = submitted.data.job_id;
   const read = await client.GET("/v1/jobs/{id}", { params: { path: { id } } });
   if (read.data === undefined) throw new Error("not read: " + read.response.status);
-  // The job read is a Job: its members are reachable without narrowing a string away.
-  const job: Job = read.data;
-  const status: Job["status"] = read.data.status;
-  const verdicts: string[] = (job.results ?? []).map((r) => r.verdict);
+  // The job read is JSON, never a string (an email Job, or an address list's job): its members are reachable
+  // without narrowing a string away.
+  const job = read.data;
+  const status: Job["status"] = job.status;
+  const verdicts: string[] = job.results.map((r) => r.verdict);
   const csv = await client.GET("/v1/jobs/{id}/results.csv", { params: { path: { id } }, parseAs: "text" });
   if (csv.data === undefined) throw new Error("no CSV: " + csv.response.status);
   const text: string = csv.data;
