@@ -170,6 +170,7 @@ test("GET /v1/openapi.json describes every path, schema and status, without a ke
     "/metrics",
     "/v1/account/callback-secret",
     "/v1/address",
+    "/v1/address/bulk",
     "/v1/email",
     "/v1/email/bulk",
     "/v1/jobs/{id}",
