@@ -45,6 +45,7 @@ export function readmeExamples(readme: string): ReadmeExample[] {
       const command = lines[i].trim();
       const url = command.match(/^curl .*?localhost:8080(\/v1\/[^\s'"]*)/);
       if (url === null || url[1].includes("<")) continue; // `<id>` examples need an earlier answer
+      if (/ --data-binary @| -F | -T /.test(command)) continue; // a file of the reader's own
       const data = command.match(/ -d '([^']*)'/);
       const comment = lines[i + 1]?.trim().startsWith("# ") ? lines[i + 1].trim().slice(2) : undefined;
       examples.push({
