@@ -71,6 +71,15 @@ export interface Config {
   callbackAllowHttpHosts: string[];
   /** CALLBACK_TIMEOUT_MS: bound on one callback attempt, from the host's resolution to the receiver's status. */
   callbackTimeoutMs: number;
+  /**
+   * SMTP_MAX_PER_MX: connections open to one MX host at most, for the whole cluster when processes share a PostgreSQL
+   * (docs/decisions.md, "A cluster of processes").
+   */
+  smtpMaxPerMx: number;
+  /** SMTP_LEASE_TTL_MS: on a shared PostgreSQL, how long the MX slots of a process that died stay held. */
+  smtpLeaseTtlMs: number;
+  /** JOB_BATCH_SIZE: bulk items one claim takes; smaller claims spread a job over more worker processes. */
+  jobBatchSize: number;
 }
 
 export const OFFICIAL_BAN_SOURCE = "https://adresse.data.gouv.fr/data/ban/adresses/latest/csv";
@@ -169,5 +178,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     callbackAllowCidrs,
     callbackAllowHttpHosts,
     callbackTimeoutMs: integer(env, "CALLBACK_TIMEOUT_MS", 10_000, 1),
+    smtpMaxPerMx: integer(env, "SMTP_MAX_PER_MX", 3, 1),
+    smtpLeaseTtlMs: integer(env, "SMTP_LEASE_TTL_MS", 15_000, 300),
+    jobBatchSize: integer(env, "JOB_BATCH_SIZE", 500, 1),
   };
 }

@@ -23,6 +23,7 @@ import { inFlightShare, stopInPhases } from "./stop_in_phases.ts";
 import type { CoreServices } from "./deps.ts";
 import type { EmailEngine } from "./email/engine.ts";
 import { logProcessWarnings } from "./process_warnings.ts";
+import { createMailServerCluster, type MailServerCluster } from "./email/cluster/mail_server_cluster.ts";
 
 // At info until the configuration is read (a bad one is reported at error), then at LOG_LEVEL.
 let log = createLogger();
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
   // What exists so far, for a stop that may come at any point of the start.
   let core: CoreServices | undefined;
   let email: EmailEngine | undefined;
+  let cluster: MailServerCluster | undefined;
   let address: AddressService | undefined;
   let server: RunningServer | undefined;
   let runner: JobRunner | undefined;
@@ -63,6 +65,8 @@ async function main(): Promise<void> {
           { name: "address service", stop: () => address?.close() },
           { name: "email engine", stop: () => email?.close() },
         ],
+        // Once the engine's connections are closed, its MX slots go back to the cluster at once (not at lease end).
+        [{ name: "mail server cluster", stop: () => cluster?.close() }],
         [{ name: "database", stop: () => core?.db.close() }],
       ],
       { drainMs: config.stopDrainMs, log },
@@ -81,7 +85,16 @@ async function main(): Promise<void> {
   if (stopping) return;
   // One set of instruments per process, shared by the engines, the job runner and GET /metrics.
   const metrics = createMetrics();
-  const engine = createEmailEngine(config, { log, metrics });
+  // Processes sharing a PostgreSQL are one client toward each mail server (email/cluster/); it joins once the
+  // database is ready, and probes wait for their MX slots until then.
+  if (built.db.kind === "postgres") {
+    cluster = createMailServerCluster(built.db.sql, {
+      maxPerHost: config.smtpMaxPerMx,
+      leaseTtlMs: config.smtpLeaseTtlMs,
+      log,
+    });
+  }
+  const engine = createEmailEngine(config, { log, metrics, cluster });
   email = engine;
   // Can probes leave this host? Checked in the background (start never waits for it), logged once, shown in /readyz.
   const egress = startEgressCheck(config, { log });
@@ -113,6 +126,7 @@ async function main(): Promise<void> {
       log,
       exclusive: built.db.kind === "embedded",
       metrics,
+      batchSize: config.jobBatchSize,
       // A timed-out address is tried again once its MX's cool-off is over, or the retry would meet the same skip.
       timeoutRetryDelayMs: coolOffFor(config.probeTimeoutMs) + config.probeTimeoutMs,
       stopTimeoutMs: inFlightMs,
@@ -174,6 +188,11 @@ async function main(): Promise<void> {
   void (built.db.ready ?? Promise.resolve()).then(
     () => {
       if (built.db.kind === "postgres") log.info("database ready", {});
+      cluster?.join().catch((error) => {
+        if (stopping) return;
+        log.error("cannot start", { error: `mail server cluster: ${error instanceof Error ? error.message : error}` });
+        process.exit(1);
+      });
       startWorking();
     },
     (error) => {

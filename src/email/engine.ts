@@ -18,6 +18,8 @@ import type { SmtpDialer } from "./smtp/dialer.ts";
 import { createEgress } from "./smtp/egress.ts";
 import { createSmtpPool } from "./smtp/pool.ts";
 import { createSmtpProber } from "./smtp/prober.ts";
+import { coolOffFor, createMxHealth } from "./smtp/mx_health.ts";
+import type { MailServerCluster } from "./cluster/mail_server_cluster.ts";
 import type { CheckName, CheckOutcome, EmailReason, EmailVerification } from "./types.ts";
 import { allChecks } from "./vocabulary.ts";
 import type { Metrics } from "../metrics/metrics.ts";
@@ -43,8 +45,13 @@ export interface CreateEmailEngineOptions {
   log?: Logger;
   resolver?: MxResolver;
   dialer?: SmtpDialer;
-  /** Open connections (busy or idle) per MX host. */
+  /** Open connections (busy or idle) per MX host; default SMTP_MAX_PER_MX. */
   maxConnectionsPerMx?: number;
+  /**
+   * Processes sharing a PostgreSQL: the per-MX limit holds for all of them together, and catch-all answers and MX
+   * cool-offs are shared (cluster/). Unset: this process is alone, everything stays in memory.
+   */
+  cluster?: MailServerCluster;
   /**
    * Addresses verifyMany works on at once. High by default: a bulk address waiting for its MX costs a promise, and
    * the more of one MX's recipients wait together, the more share each SMTP transaction (smtp/prober.ts).
@@ -87,19 +94,22 @@ export function createEmailEngine(config: Config, options: CreateEmailEngineOpti
     resolver = createDnsResolver({ servers: config.dnsServers, timeoutMs: config.probeTimeoutMs }),
     // Direct, through SMTP_PROXY, or per MX host by SMTP_PROXY_RULES (smtp/egress.ts).
     dialer = createEgress(config, { log, resolver }).dialer,
-    maxConnectionsPerMx = 3,
+    maxConnectionsPerMx = config.smtpMaxPerMx ?? 3,
     concurrency = 5000,
     recipientsPerTransaction,
     randomLocal = defaultRandomLocal,
     mxCacheTtlMs = 5 * 60_000,
     catchAllCacheTtlMs = 60 * 60_000,
     metrics,
+    cluster,
   } = options;
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new RangeError("Cannot create email engine: concurrency must be a positive integer");
   }
   const allow = config.probeAllowCidrs.map(parseCidr);
-  const pool = createSmtpPool({ maxPerHost: maxConnectionsPerMx });
+  const pool = createSmtpPool({ maxPerHost: maxConnectionsPerMx, leases: cluster?.leases });
+  const coolOffMs = coolOffFor(config.probeTimeoutMs);
+  const health = cluster?.shareCoolOff(createMxHealth({ coolOffMs }), { coolOffMs });
   const bareProber = createSmtpProber({
     dialer,
     pool,
@@ -111,6 +121,7 @@ export function createEmailEngine(config: Config, options: CreateEmailEngineOpti
     log,
     recipientsPerTransaction,
     connectionsPerHost: maxConnectionsPerMx,
+    health,
   });
   const prober = metrics ? timedProber(bareProber, metrics) : bareProber;
   const unwatchPool = metrics?.watchSmtpPool(() => smtpPoolUse(pool, bareProber));
@@ -118,7 +129,9 @@ export function createEmailEngine(config: Config, options: CreateEmailEngineOpti
     mxLookup: createMxLookup(metrics ? timedResolver(resolver, metrics) : resolver, { ttlMs: mxCacheTtlMs }),
     prober,
     log,
-    catchAll: createCatchAllMemo({ ttlMs: catchAllCacheTtlMs }),
+    catchAll: cluster
+      ? cluster.shareCatchAll(createCatchAllMemo({ ttlMs: catchAllCacheTtlMs }), { ttlMs: catchAllCacheTtlMs })
+      : createCatchAllMemo({ ttlMs: catchAllCacheTtlMs }),
     randomLocal,
   };
 

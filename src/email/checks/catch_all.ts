@@ -25,5 +25,8 @@ export async function catchAll(ctx: CheckContext): Promise<CheckOutcome> {
     });
     return catchAllOutcome(outcome);
   };
-  return (await deps.catchAll.answer(domain, fresh)) ?? (await deps.catchAll.answer(domain, fresh)) ?? fresh();
+  const bulk = { bulk: ctx.bulk };
+  return (
+    (await deps.catchAll.answer(domain, fresh, bulk)) ?? (await deps.catchAll.answer(domain, fresh, bulk)) ?? fresh()
+  );
 }

@@ -14,7 +14,13 @@ export interface CatchAllMemo {
    * The cached answer, the pending one of another caller, or the result of `probe` (started once per domain). Null
    * when the pending caller could not ask: the caller then asks itself.
    */
-  answer(domain: string, probe: () => Promise<CheckOutcome>): Promise<CheckOutcome | null>;
+  answer(domain: string, probe: () => Promise<CheckOutcome>, options?: { bulk: boolean }): Promise<CheckOutcome | null>;
+  /**
+   * Processes sharing a PostgreSQL (cluster/shared_catch_all.ts): whether this caller should ask the domain's
+   * catch-all recipient, which one caller of the whole cluster does. Unset: the memo of a single process, where
+   * `known` and `pending` say it.
+   */
+  claim?(domain: string, options: { bulk: boolean }): Promise<boolean>;
 }
 
 export function createCatchAllMemo(options: { ttlMs?: number; max?: number } = {}): CatchAllMemo {

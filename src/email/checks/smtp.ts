@@ -7,8 +7,12 @@ import { catchAllOutcome, recipientOutcome } from "./probe_outcome.ts";
 export async function smtp(ctx: CheckContext): Promise<CheckOutcome> {
   const { local, domain, utf8Local } = ctx.state.parsed!;
   const memo = ctx.deps.catchAll;
-  // One catch-all probe per domain: not when the answer is known, nor while another call is finding it out.
-  const askCatchAll = !memo.known(domain) && !memo.pending(domain);
+  // One catch-all probe per domain: not when the answer is known, nor while another call is finding it out (in a
+  // cluster, another process: claim).
+  const askCatchAll =
+    memo.claim === undefined
+      ? !memo.known(domain) && !memo.pending(domain)
+      : await memo.claim(domain, { bulk: ctx.bulk });
   const probing = ctx.deps.prober.probe(ctx.state.mx!, `${local}@${domain}`, {
     signal: ctx.signal,
     reuse: ctx.reuseConnections,

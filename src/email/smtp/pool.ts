@@ -7,9 +7,16 @@
 // while one waits, `slot.interactiveWaiting()` tells the bulk holders of the host's slots to give theirs back at their
 // next recipient boundary (smtp/prober.ts): so even when bulk transactions hold every slot, the call gets one within
 // about one RCPT exchange, and the per-host limit still holds.
+//
+// In a cluster (processes sharing a PostgreSQL, `leases` given), each permit is also one of the host's slots of the
+// whole cluster (cluster/slot_leases.ts): a permit beyond those this process holds is leased first, and one that
+// nobody here waits for is given back. Interactive callers of other processes count as waiting here too: bulk work
+// yields to them, and bulk waiters here let them take the next freed slot. Idle connections are not kept while
+// another process waits for the host. Without leases (one process, the embedded database) nothing of this runs.
 import { deadline, isTimeoutReason } from "../../async/deadline.ts";
 import { SmtpError } from "../errors.ts";
 import type { SmtpConnection, SmtpTarget } from "./dialer.ts";
+import type { SlotLeases } from "../cluster/slot_leases.ts";
 
 /** A greeted connection: banner read, EHLO/HELO accepted. */
 export interface SmtpSession {
@@ -58,17 +65,17 @@ interface Waiter {
 }
 
 interface HostState {
+  host: string;
   open: number;
+  /** Cluster: slot leases asked for and not answered yet (each counts against the local limit meanwhile). */
+  asking: number;
+  /** Cluster: the next try for waiters that could not get a slot. */
+  retry: NodeJS.Timeout | null;
   idle: Array<{ session: SmtpSession; timer: NodeJS.Timeout }>;
   /** Single calls and signups waiting: served before every bulk waiter. */
   interactive: Waiter[];
   /** Bulk recipients' drainers (and bulk probes without reuse) waiting, first come, first served. */
   bulk: Waiter[];
-}
-
-/** The next waiter of the host: interactive ones first. */
-function nextWaiter(state: HostState): Waiter | undefined {
-  return state.interactive.shift() ?? state.bulk.shift();
 }
 
 /** Sends QUIT and lets the server hang up first (bounded waits), then closes. Never throws. Waiting for the
@@ -95,10 +102,15 @@ export interface SmtpPoolOptions {
   maxPerHost: number;
   /** How long an idle session waits for another recipient before it is QUIT. */
   idleMs?: number;
+  /** The cluster's slots (processes sharing a PostgreSQL); unset: this process is alone with the MX hosts. */
+  leases?: SlotLeases;
 }
 
+/** In a cluster, waiters that could not get a slot try again this often (and whenever a slot is freed elsewhere). */
+const LEASE_RETRY_MS = 250;
+
 export function createSmtpPool(options: SmtpPoolOptions): SmtpPool {
-  const { maxPerHost, idleMs = 2000 } = options;
+  const { maxPerHost, idleMs = 2000, leases } = options;
   if (!Number.isInteger(maxPerHost) || maxPerHost < 1) {
     throw new RangeError("Cannot create SMTP pool: maxPerHost must be a positive integer");
   }
@@ -107,9 +119,89 @@ export function createSmtpPool(options: SmtpPoolOptions): SmtpPool {
 
   function stateOf(host: string): HostState {
     let state = hosts.get(host);
-    if (state === undefined) hosts.set(host, (state = { open: 0, idle: [], interactive: [], bulk: [] }));
+    if (state === undefined) {
+      state = { host, open: 0, asking: 0, retry: null, idle: [], interactive: [], bulk: [] };
+      hosts.set(host, state);
+    }
     return state;
   }
+
+  /** Another process's interactive caller waits for the host: bulk work here yields to it. */
+  const othersInteractive = (state: HostState) => leases?.othersWant(state.host) === "interactive";
+
+  /** The next waiter of the host: interactive ones first; bulk ones not while another process's caller waits. */
+  function nextWaiter(state: HostState): Waiter | undefined {
+    return state.interactive.shift() ?? (othersInteractive(state) ? undefined : state.bulk.shift());
+  }
+
+  /** The permit of a connection that is gone and that nobody here waits for: a leased slot goes back. */
+  function letGo(state: HostState): void {
+    state.open--;
+    if (leases === undefined) return;
+    leases.give(state.host);
+    pump(state);
+  }
+
+  /**
+   * Cluster: leases slots for the waiters that no permit here serves, as far as the local limit lets it, and tells the
+   * others what this process waits for. Waiters left unserved try again on a timer and whenever a slot is freed.
+   */
+  function pump(state: HostState): void {
+    if (leases === undefined) return;
+    for (;;) {
+      const waiting = state.interactive.length + state.bulk.length;
+      if (waiting <= state.asking || state.open + state.asking >= maxPerHost) break;
+      // Interactive waiters first; bulk ones take no slot while another process's caller waits for one.
+      if (state.interactive.length <= state.asking && othersInteractive(state)) break;
+      state.asking++;
+      void leases.take(state.host).then((granted) => {
+        state.asking--;
+        if (granted) {
+          state.open++;
+          const waiter = nextWaiter(state);
+          if (waiter !== undefined) waiter.resolve(slot(state, null));
+          else letGo(state); // its waiter gave up meanwhile
+        }
+        settle(state);
+      });
+    }
+    settle(state);
+  }
+
+  /** Cluster: what this process waits for is told to the others, and tried again later while it waits. */
+  function settle(state: HostState): void {
+    if (leases === undefined) return;
+    const waiting = state.interactive.length + state.bulk.length > state.asking;
+    // Only a slot of the cluster would serve them: with every local permit in use, bulk work here yields to an
+    // interactive caller here without the others' help.
+    const short = waiting && state.open + state.asking < maxPerHost;
+    const wish = !short ? null : state.interactive.length > 0 ? "interactive" : "bulk";
+    leases.want(state.host, wish);
+    if (short && state.retry === null) {
+      state.retry = setTimeout(() => {
+        state.retry = null;
+        pump(state);
+      }, LEASE_RETRY_MS);
+      state.retry.unref();
+    } else if (!short && state.retry !== null) {
+      clearTimeout(state.retry);
+      state.retry = null;
+    }
+  }
+
+  // Another process freed a slot of a host or wants one: waiters here try now, and idle connections here go, so that
+  // a process with work gets the host's slots rather than one with none.
+  leases?.onChange((host) => {
+    const state = hosts.get(host);
+    if (state === undefined) return;
+    if (leases.othersWant(host) !== null) {
+      for (const { session, timer } of state.idle.splice(0)) {
+        clearTimeout(timer);
+        void retire(state, session).finally(() => free(state));
+      }
+    }
+    pump(state);
+  });
 
   function retire(_state: HostState, session: SmtpSession): Promise<void> {
     const done = quit(session);
@@ -121,7 +213,7 @@ export function createSmtpPool(options: SmtpPoolOptions): SmtpPool {
     let released = false;
     return {
       session,
-      interactiveWaiting: () => !released && state.interactive.length > 0,
+      interactiveWaiting: () => !released && (state.interactive.length > 0 || othersInteractive(state)),
       release(current, { keep, idle = true }) {
         if (released) return;
         released = true;
@@ -133,7 +225,8 @@ export function createSmtpPool(options: SmtpPoolOptions): SmtpPool {
             void retire(state, current).then(() => waiter.resolve(slot(state, null)));
             return;
           }
-          if (!idle) {
+          // Idle, the connection would keep a slot another process waits for.
+          if (!idle || leases?.othersWant(state.host) != null) {
             void retire(state, current).finally(() => free(state));
             return;
           }
@@ -158,24 +251,26 @@ export function createSmtpPool(options: SmtpPoolOptions): SmtpPool {
   function free(state: HostState): void {
     const waiter = nextWaiter(state);
     if (waiter !== undefined) waiter.resolve(slot(state, null));
-    else state.open--;
+    else letGo(state);
   }
 
   return {
     acquire(host, { signal, reuse, priority }) {
       const state = stateOf(host);
       const takesSession = reuse || priority === "interactive";
-      if (takesSession && state.idle.length > 0) {
+      // Bulk work takes nothing here while another process's single call waits for the host.
+      const yields = priority === "bulk" && othersInteractive(state);
+      if (takesSession && state.idle.length > 0 && !yields) {
         const { session, timer } = state.idle.pop()!;
         clearTimeout(timer);
         return Promise.resolve(slot(state, session));
       }
-      if (state.open < maxPerHost) {
+      if (leases === undefined && state.open < maxPerHost) {
         state.open++;
         return Promise.resolve(slot(state, null));
       }
-      if (state.idle.length > 0) {
-        // A caller that will not reuse takes the permit of an idle session.
+      if (state.idle.length > 0 && !yields) {
+        // A caller that will not reuse takes the permit of an idle session (without leases, all are held by now).
         const { session, timer } = state.idle.shift()!;
         clearTimeout(timer);
         return retire(state, session).then(() => slot(state, null));
@@ -192,6 +287,7 @@ export function createSmtpPool(options: SmtpPoolOptions): SmtpPool {
         const onAbort = () => {
           const at = queue.indexOf(waiter);
           if (at >= 0) queue.splice(at, 1);
+          settle(state);
           const timeout = isTimeoutReason(signal.reason);
           reject(
             new SmtpError(
@@ -204,6 +300,7 @@ export function createSmtpPool(options: SmtpPoolOptions): SmtpPool {
         if (signal.aborted) return onAbort();
         signal.addEventListener("abort", onAbort, { once: true });
         queue.push(waiter);
+        pump(state);
       });
     },
     async drain() {
