@@ -80,6 +80,8 @@ export interface Config {
   smtpLeaseTtlMs: number;
   /** JOB_BATCH_SIZE: bulk items one claim takes; smaller claims spread a job over more worker processes. */
   jobBatchSize: number;
+  /** JOB_LEASE_MS: how long the bulk items a worker claimed stay its own after it died, before others take them. */
+  jobLeaseMs: number;
 }
 
 export const OFFICIAL_BAN_SOURCE = "https://adresse.data.gouv.fr/data/ban/adresses/latest/csv";
@@ -181,5 +183,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpMaxPerMx: integer(env, "SMTP_MAX_PER_MX", 3, 1),
     smtpLeaseTtlMs: integer(env, "SMTP_LEASE_TTL_MS", 15_000, 300),
     jobBatchSize: integer(env, "JOB_BATCH_SIZE", 500, 1),
+    jobLeaseMs: integer(env, "JOB_LEASE_MS", 60_000, 1000),
   };
 }

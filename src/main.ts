@@ -127,6 +127,7 @@ async function main(): Promise<void> {
       exclusive: built.db.kind === "embedded",
       metrics,
       batchSize: config.jobBatchSize,
+      leaseMs: config.jobLeaseMs,
       // A timed-out address is tried again once its MX's cool-off is over, or the retry would meet the same skip.
       timeoutRetryDelayMs: coolOffFor(config.probeTimeoutMs) + config.probeTimeoutMs,
       stopTimeoutMs: inFlightMs,

@@ -1,5 +1,7 @@
 // What the cluster tests share: loopback mail servers on 127.0.41.x (a DNS zone of their own), a PostgreSQL schema
 // of their own with an account and a key, and the real program started as several processes on it.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { TestContext } from "node:test";
 import { createKey } from "../../src/auth/key_store.ts";
 import { openDatabase } from "../../src/store/db.ts";
@@ -64,21 +66,28 @@ export async function startClusterWorld(t: TestContext, options: ClusterWorldOpt
   const place = testDatabase("postgres");
   t.after(() => place.dispose());
   const setup = await openDatabase({ databaseUrl: place.databaseUrl, stateDir: "" }, { schema: place.schema });
-  const created = await createKey(setup.sql, {
-    account: "cluster",
-    plan: "unmetered",
-    knownPlans: ["free", "unmetered"],
-  });
+  // A plan with a quota, so that what each call and each bulk address is charged can be counted.
+  const plansFile = join(place.stateDir, "plans.json");
+  const metered = {
+    quota: { email: 1_000_000, address: 10 },
+    rate: { per_minute: 100_000, burst: 0 },
+    batch_max: 5000,
+  };
+  writeFileSync(plansFile, JSON.stringify({ plans: { metered } }));
+  const created = await createKey(setup.sql, { account: "cluster", plan: "metered", knownPlans: ["metered"] });
   await setup.close();
   const databaseUrl = urlWithSchema(place.schema!);
   const env = {
     DATABASE_URL: databaseUrl,
+    PLANS_FILE: plansFile,
     DNS_SERVERS: dns.server,
     PROBE_ALLOW_CIDRS: "127.0.0.0/8",
     SMTP_MAX_PER_MX: String(MAX_PER_MX),
     SMTP_LEASE_TTL_MS: String(leaseTtlMs),
     // Small claims: every worker of the cluster gets a share of a few hundred addresses.
     JOB_BATCH_SIZE: "40",
+    // A dead worker's items come back to the queue this soon.
+    JOB_LEASE_MS: "4000",
     LOG_LEVEL: "info",
   };
   return {
