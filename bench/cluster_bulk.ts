@@ -41,7 +41,9 @@ async function main(): Promise<void> {
   });
   const emails = Array.from({ length: N }, (_, i) => `user${Math.floor(i / DOMAINS) % 100}@${domainName(i % DOMAINS)}`);
   try {
-    async function run(processes: number): Promise<{ seconds: number; maxPerMx: number; verdicts: string }> {
+    async function run(
+      processes: number,
+    ): Promise<{ seconds: number; maxPerMx: number; connections: number; verdicts: string }> {
       const peers = await startPeerProcess({
         hosts: Array.from({ length: DOMAINS }, (_, i) => mxIp(i)),
         delayMs: DELAY_MS,
@@ -80,7 +82,8 @@ async function main(): Promise<void> {
         }
         const seconds = (performance.now() - started) / 1000;
         const report = await peers.report();
-        return { seconds, maxPerMx: report.maxConcurrent, verdicts: verdictCounts(await store.read(account, jobId)) };
+        const verdicts = verdictCounts(await store.read(account, jobId));
+        return { seconds, maxPerMx: report.maxConcurrent, connections: report.connections, verdicts };
       } finally {
         await Promise.all(workers.map((w) => w.stop()));
         await peers.stop();
@@ -94,8 +97,8 @@ async function main(): Promise<void> {
       [
         `cluster_bulk n=${N} domains=${DOMAINS} delay_ms=${DELAY_MS} connections_per_mx=${CONNECTIONS_PER_MX}`,
         `bound_s=${BOUND_S.toFixed(2)}`,
-        `one_wall_s=${one.seconds.toFixed(2)} one_bound_ratio=${(one.seconds / BOUND_S).toFixed(2)} one_max_per_mx=${one.maxPerMx}`,
-        `processes=${PROCESSES} wall_s=${many.seconds.toFixed(2)} bound_ratio=${(many.seconds / BOUND_S).toFixed(2)} max_per_mx=${many.maxPerMx}`,
+        `one_wall_s=${one.seconds.toFixed(2)} one_bound_ratio=${(one.seconds / BOUND_S).toFixed(2)} one_max_per_mx=${one.maxPerMx} one_smtp_connections=${one.connections}`,
+        `processes=${PROCESSES} wall_s=${many.seconds.toFixed(2)} bound_ratio=${(many.seconds / BOUND_S).toFixed(2)} max_per_mx=${many.maxPerMx} smtp_connections=${many.connections}`,
         `ratio=${(many.seconds / one.seconds).toFixed(2)}`,
         `verdicts=${many.verdicts} one_verdicts=${one.verdicts} node=${process.version}`,
       ].join(" "),

@@ -9,7 +9,7 @@
 // its next recipient boundary, and nobody keeps an idle connection while another process waits. A slot given back
 // is announced, so that the waiters try again at once rather than at their next retry.
 import type { Logger } from "../../log.ts";
-import type { SlotPriority } from "../smtp/pool.ts";
+import type { SlotPriority } from "../smtp/slot_priority.ts";
 import type { ClusterChannel } from "./cluster_channel.ts";
 
 export interface SlotLeases {

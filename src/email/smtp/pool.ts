@@ -17,6 +17,7 @@ import { deadline, isTimeoutReason } from "../../async/deadline.ts";
 import { SmtpError } from "../errors.ts";
 import type { SmtpConnection, SmtpTarget } from "./dialer.ts";
 import type { SlotLeases } from "../cluster/slot_leases.ts";
+import type { SlotPriority } from "./slot_priority.ts";
 
 /** A greeted connection: banner read, EHLO/HELO accepted. */
 export interface SmtpSession {
@@ -25,8 +26,7 @@ export interface SmtpSession {
   smtpUtf8: boolean;
 }
 
-/** Who asks for a slot: a single call or a signup (someone waits for the answer), or a bulk job's recipient. */
-export type SlotPriority = "interactive" | "bulk";
+export type { SlotPriority } from "./slot_priority.ts";
 
 export interface SmtpSlot {
   /** An idle greeted session to reuse (send RSET first), or null: dial a new one under this slot. */
