@@ -44,8 +44,11 @@ export interface SlotLeasesOptions {
 
 /** A wish is told again this often while it lasts. */
 export const WANT_REFRESH_MS = 500;
-/** A wish not heard again for this long is over (its process died, or the message that ended it was lost). */
-const WANT_EXPIRES_MS = 4 * WANT_REFRESH_MS;
+/**
+ * A wish not heard again for this long is over (its process died, or the message that ended it was lost). The pool
+ * tells its wish again at each try for a slot (about every second, smtp/pool.ts), so this leaves room for one late.
+ */
+const WANT_EXPIRES_MS = 6 * WANT_REFRESH_MS;
 
 export function createSlotLeases(options: SlotLeasesOptions): SlotLeases {
   const { channel, maxPerHost, ttlMs, log, now = Date.now } = options;
