@@ -136,7 +136,10 @@ export function createSmtpPool(options: SmtpPoolOptions): SmtpPool {
 
   /** The next waiter of the host: interactive ones first; bulk ones not while another process's caller waits. */
   function nextWaiter(state: HostState): Waiter | undefined {
-    return state.interactive.shift() ?? (othersInteractive(state) ? undefined : state.bulk.shift());
+    const waiter = state.interactive.shift() ?? (othersInteractive(state) ? undefined : state.bulk.shift());
+    // Served here: the others must not go on yielding to a wish that is over.
+    if (waiter !== undefined) settle(state);
+    return waiter;
   }
 
   /** The permit of a connection that is gone and that nobody here waits for: a leased slot goes back. */
