@@ -11,6 +11,8 @@ import { eventually } from "../helpers/eventually.ts";
 import { BUSY, MAX_PER_MX, headersFor, startClusterWorld } from "./cluster_world.ts";
 
 const skip = livePeersSkip("cluster fault tests over live peers (127.0.41.x)");
+/** This file's mail servers: loopback addresses no other test file binds. */
+const PEERS = { busy: "127.0.41.20", catchAll: "127.0.41.21" };
 const LEASE_TTL_MS = 3000;
 
 interface Answer {
@@ -22,7 +24,7 @@ test("a worker killed with SIGKILL mid-job: a new worker completes it, every add
   skip,
   timeout: 90_000,
 }, async (t) => {
-  const world = await startClusterWorld(t, { leaseTtlMs: LEASE_TTL_MS });
+  const world = await startClusterWorld(t, { peers: PEERS, leaseTtlMs: LEASE_TTL_MS });
   const headers = headersFor(world.key);
   const [api, first] = await Promise.all([world.start("api"), world.start("worker")]);
   await eventually("the API to be ready", async () => (await fetch(`${api.url}/readyz`)).status, {
@@ -78,7 +80,7 @@ test("an API process killed with SIGKILL mid-calls: only its calls in flight fai
   skip,
   timeout: 90_000,
 }, async (t) => {
-  const world = await startClusterWorld(t, { leaseTtlMs: LEASE_TTL_MS, busyDelayMs: 40 });
+  const world = await startClusterWorld(t, { peers: PEERS, leaseTtlMs: LEASE_TTL_MS, busyDelayMs: 40 });
   const headers = headersFor(world.key);
   const [doomed, survivor, worker] = await Promise.all([world.start("api"), world.start("api"), world.start("worker")]);
   for (const server of [doomed, survivor]) {

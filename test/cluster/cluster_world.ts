@@ -1,5 +1,6 @@
-// What the cluster tests share: loopback mail servers on 127.0.41.x (a DNS zone of their own), a PostgreSQL schema
-// of their own with an account and a key, and the real program started as several processes on it.
+// What the cluster tests share: two loopback mail servers (on addresses each test file names, so that files run at
+// once never bind the same one), a DNS zone, a PostgreSQL schema of their own with an account and a key, and the real
+// program started as several processes on it.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
@@ -32,14 +33,16 @@ export interface ClusterWorld {
 }
 
 export interface ClusterWorldOptions {
+  /** Loopback addresses of the busy mail server and the catch-all one (127.0.41.x, one pair per test file). */
+  peers: { busy: string; catchAll: string };
   /** Each reply of the busy server waits this long (ms). */
   busyDelayMs?: number;
   /** SMTP_LEASE_TTL_MS of the processes. */
   leaseTtlMs?: number;
 }
 
-export async function startClusterWorld(t: TestContext, options: ClusterWorldOptions = {}): Promise<ClusterWorld> {
-  const { busyDelayMs = 15, leaseTtlMs = 3000 } = options;
+export async function startClusterWorld(t: TestContext, options: ClusterWorldOptions): Promise<ClusterWorld> {
+  const { peers, busyDelayMs = 15, leaseTtlMs = 3000 } = options;
   const dns = await startDnsmasq({
     zones: [ZONE],
     mx: [
@@ -47,20 +50,20 @@ export async function startClusterWorld(t: TestContext, options: ClusterWorldOpt
       { domain: CATCH_ALL, exchange: `mx.${CATCH_ALL}`, priority: 10 },
     ],
     hosts: [
-      { name: `mx.${BUSY}`, address: "127.0.41.10" },
-      { name: `mx.${CATCH_ALL}`, address: "127.0.41.11" },
+      { name: `mx.${BUSY}`, address: peers.busy },
+      { name: `mx.${CATCH_ALL}`, address: peers.catchAll },
     ],
   });
   t.after(() => dns.stop());
   // Without PIPELINING every RCPT TO is a round trip: the job keeps every connection it may open busy.
   const busy = await startFastSmtpPeer({
-    host: "127.0.41.10",
+    host: peers.busy,
     delayMs: busyDelayMs,
     pipelining: false,
     mailboxes: (local) => local.startsWith("user"),
   });
   t.after(() => busy.stop());
-  const catchAll = await startFastSmtpPeer({ host: "127.0.41.11", delayMs: 5, pipelining: false, mailboxes: ["*"] });
+  const catchAll = await startFastSmtpPeer({ host: peers.catchAll, delayMs: 5, pipelining: false, mailboxes: ["*"] });
   t.after(() => catchAll.stop());
 
   const place = testDatabase("postgres");

@@ -18,6 +18,8 @@ const haproxyMissing =
     ? false
     : "haproxy is not installed (apt-get install -y haproxy): the deploy recipe test is skipped";
 const skip = livePeersSkip("the deploy recipe test over live peers (127.0.41.x)") || haproxyMissing;
+/** This file's mail servers: loopback addresses no other test file binds. */
+const PEERS = { busy: "127.0.41.30", catchAll: "127.0.41.31" };
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -33,7 +35,7 @@ test("HAProxy, two API processes and a worker: a rolling restart fails no call a
   skip,
   timeout: 120_000,
 }, async (t) => {
-  const world = await startClusterWorld(t, { busyDelayMs: 20 });
+  const world = await startClusterWorld(t, { peers: PEERS, busyDelayMs: 20 });
   const headers = headersFor(world.key);
   let [api1, api2, worker] = await Promise.all([world.start("api"), world.start("api"), world.start("worker")]);
   const listen = `127.0.0.1:${await freePort()}`;

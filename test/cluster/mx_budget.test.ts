@@ -10,6 +10,8 @@ import { eventually } from "../helpers/eventually.ts";
 import { BUSY, CATCH_ALL, MAX_PER_MX, catchAllProbes, headersFor, startClusterWorld } from "./cluster_world.ts";
 
 const skip = livePeersSkip("cluster tests over live peers (127.0.41.x)");
+/** This file's mail servers: loopback addresses no other test file binds. */
+const PEERS = { busy: "127.0.41.10", catchAll: "127.0.41.11" };
 
 interface Answer {
   email: string;
@@ -21,7 +23,7 @@ test("three processes keep one per-MX budget, single calls first, and probe a ca
   skip,
   timeout: 90_000,
 }, async (t) => {
-  const world = await startClusterWorld(t);
+  const world = await startClusterWorld(t, { peers: PEERS });
   const headers = headersFor(world.key);
   // Two processes work bulk jobs (one of them serves calls too), a third serves calls only.
   const [both, worker, api] = await Promise.all([world.start("all"), world.start("worker"), world.start("api")]);

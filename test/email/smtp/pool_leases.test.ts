@@ -15,7 +15,11 @@ function memoryLeases(free: number) {
   const listeners: Array<(host: string) => void> = [];
   const wishes: Array<SlotPriority | null> = [];
   const leases: SlotLeases = {
-    take: async () => (available > 0 ? (available--, true) : false),
+    take: async () => {
+      if (available === 0) return false;
+      available--;
+      return true;
+    },
     give: () => {
       available++;
     },
