@@ -7,7 +7,15 @@
 import type { BanIndex } from "./index/ban_index.ts";
 import { cityWrittenFirst } from "./match/city_written_first.ts";
 import { checkHouseNumber, type NumberCheck } from "./match/house_number_check.ts";
-import { answer, choosePostcode, DeliveryNames, normalizedAddress, placeOnly } from "./match/output.ts";
+import {
+  answer,
+  choosePostcode,
+  type DeliveryName,
+  DeliveryNames,
+  normalizedAddress,
+  placeOnly,
+  streetAlone,
+} from "./match/output.ts";
 import {
   cityAlone,
   cityFromStreet,
@@ -35,7 +43,7 @@ import { exactStreets, nameWordsOf, type StreetQuery, streetsNamedAs } from "./m
 import { countryOfPostcode, isFrance } from "./parse/country.ts";
 import { type ParsedAddress, parseAddress } from "./parse/parse_address.ts";
 import type { Reference } from "./reference/reference.ts";
-import type { AddressInput, AddressReason, AddressVerification } from "./types.ts";
+import type { AddressInput, AddressReason, AddressVerification, NormalizedAddress } from "./types.ts";
 
 export interface MatcherOptions {
   indexes: readonly BanIndex[];
@@ -132,6 +140,31 @@ export class AddressMatcher {
     namedOnceGlued: this.#namedOnceGlued,
     named: this.#streetNamed,
   };
+
+  /**
+   * "Avenue du Maine, Paris": the street is in the 14th and the 15th, the postcode is missing and no number tells
+   * which. The street is named, with the city they share and without a postcode (`postcode` empty, the street's
+   * postcodes in `postcode_candidates`); the reasons already say what is missing (docs/decisions.md, "A street of
+   * several postcodes"). Null when its parts are delivered under different names: the city is not known either.
+   */
+  #streetOfSeveralPostcodes(found: Found, scoped: readonly ScopedTier[]): NormalizedAddress | null {
+    const scopes = scoped.find((s) => s.tier === found.tier)?.scopes ?? [];
+    const postcodes = new Set<string>();
+    let delivery: DeliveryName | null = null;
+    for (const hit of streetsNamedAs(found.hit, scopes)) {
+      const insee = hit.index.communeCode(hit.street);
+      for (const postcode of hit.index.streetPostcodes(hit.street)) {
+        const name = this.#deliveryNames.get(postcode, insee);
+        if (delivery !== null && delivery.city !== name.city) return null;
+        delivery ??= name;
+        postcodes.add(postcode);
+      }
+    }
+    if (delivery === null) return null;
+    const candidates = [...postcodes].sort();
+    const postcode = candidates.length === 1 ? candidates[0]! : "";
+    return streetAlone(found.hit.index.streetName(found.hit.street), postcode, delivery, candidates);
+  }
 
   #match(input: AddressInput): Omit<AddressVerification, "duration_ms"> {
     // 1. Parse; what the parser cannot settle alone is settled against the reference.
@@ -243,11 +276,20 @@ export class AddressMatcher {
       reasons.add("postcode_corrected");
     if (p.cedexDepartement !== null && p.cedexPostcode !== postcode) reasons.add("postcode_corrected");
     // "rue de Rivoli, Paris": with no number to tell (none, or one the street does not have), a street of several
-    // communes of the tier has no one postcode.
+    // communes of the tier has no one postcode. Without a number the street is still named; with a number it does not
+    // have, the address is none of its parts'.
     const numberTells = check !== null && check.status !== "out_of_range";
-    if (!numberTells && inSeveralCommunes(found, plan.scoped)) return answer(reasons, null);
-    const city = this.#deliveryNames.get(postcode, index.communeCode(street));
-    return answer(reasons, normalizedAddress({ found: found.hit, num, check, postcode, city }));
+    if (!numberTells && inSeveralCommunes(found, plan.scoped))
+      return answer(
+        reasons,
+        num === null && reasons.has("missing_postcode") ? this.#streetOfSeveralPostcodes(found, plan.scoped) : null,
+      );
+    // The same in one commune of several postcodes, with none written and no number: the street's usual postcode
+    // would be a guess.
+    if (num === null && reasons.has("missing_postcode") && index.streetPostcodes(street).size > 1)
+      return answer(reasons, this.#streetOfSeveralPostcodes(found, plan.scoped));
+    const delivery = this.#deliveryNames.get(postcode, index.communeCode(street));
+    return answer(reasons, normalizedAddress({ found: found.hit, num, check, postcode, delivery }));
   }
 }
 

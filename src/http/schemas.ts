@@ -173,6 +173,16 @@ export const NormalizedAddressSchema = v.object({
       v.description("Extension: NF Z 10-011 line 6: postcode and delivery name, as line 4 is written."),
     ),
   ),
+  postcode_candidates: v.optional(
+    v.pipe(
+      v.array(v.string()),
+      v.description(
+        "Extension: the postcodes of a street named without a house number that tells which is the address's " +
+          '("Avenue du Maine, Paris": ["75014", "75015"]); `postcode` is then empty, `line` leaves it out and the ' +
+          "reasons include missing_postcode. Absent otherwise.",
+      ),
+    ),
+  ),
 });
 
 export const AddressVerificationSchema = v.object({
