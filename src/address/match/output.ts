@@ -117,23 +117,26 @@ export function placeOnly(p: ParsedAddress, plan: SearchPlan, ref: Reference): N
   return withPostalExtras(normalized, { insee, banId: null, acheminement: ref.acheminement(postcode, insee) });
 }
 
-/** A street named without a number nor one postcode (match.ts, a street of several postcodes): the line leaves the
- *  postcode out when it is not one, and the street's postcodes are listed. */
+/** A street named without one postcode (match.ts, a street of several postcodes), with the number written when the
+ *  parts of the street all list it: the line leaves the postcode out when it is not one, and the street's postcodes
+ *  are listed. No coordinates: the parts lie apart. */
 export function streetAlone(
   street: string,
   postcode: string,
   delivery: DeliveryName,
   candidates: readonly string[],
+  number: { text: string; suffix: string | null } | null = null,
 ): NormalizedAddress {
   const place = postcode === "" ? delivery.city : `${postcode} ${delivery.city}`;
+  const head = number === null ? "" : `${number.text}${number.suffix ? ` ${number.suffix}` : ""} `;
   const normalized: NormalizedAddress = {
-    house_number: null,
-    house_number_suffix: null,
+    house_number: number?.text ?? null,
+    house_number_suffix: number?.suffix ?? null,
     street,
     postcode,
     city: delivery.city,
     country: "FR",
-    line: `${street}, ${place}`,
+    line: `${head}${street}, ${place}`,
     latitude: null,
     longitude: null,
   };
