@@ -187,7 +187,7 @@ describe("merged communes", () => {
   });
 });
 
-describe("Saint-Martin under Guadeloupe's old code", () => {
+describe("Saint-Martin and Saint-Barthélemy under Guadeloupe's old codes", () => {
   let dir: string;
   let results: ImportResult[];
   let matcher: AddressMatcher;
@@ -196,6 +196,7 @@ describe("Saint-Martin under Guadeloupe's old code", () => {
     // A Guadeloupe extract of before 2007: Pointe-à-Pitre (97120), then Saint-Martin (97127) among its communes.
     results = await imported(dir, "adresses-971.csv.gz", [
       ...[1, 2, 3].map((n) => oldRow("97120", "97110", "Pointe-à-Pitre", n, "Rue des Lilas")),
+      ...[1, 2].map((n) => oldRow("97123", "97133", "Saint-Barthélemy", n, "Rue de la France")),
       ...[1, 2, 3].map((n) => oldRow("97127", "97150", "Saint-Martin", n, "Rue de la République")),
       ...[1, 2].map((n) => oldRow("97129", "97115", "Sainte-Rose", n, "Rue des Saules")),
     ]);
@@ -206,11 +207,12 @@ describe("Saint-Martin under Guadeloupe's old code", () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  test("its rows go to Saint-Martin's own index (978), counted as mapped, none unknown", () => {
+  test("their rows go to their own indexes (977, 978), counted as mapped, none unknown", () => {
     assert.deepEqual(
       results.map((r) => [r.departement, r.rows, r.remappedRows, r.unknownCommunes]),
       [
         ["971", 5, 0, {}],
+        ["977", 2, 2, {}],
         ["978", 3, 3, {}],
       ],
     );
@@ -218,6 +220,7 @@ describe("Saint-Martin under Guadeloupe's old code", () => {
 
   for (const [line, verdict, reasons, normalized] of [
     ["2 Rue de la République, 97150 Saint-Martin", "deliverable", [], "2 Rue de la République, 97150 Saint-Martin"],
+    ["2 Rue de la France, 97133 Saint-Barthélemy", "deliverable", [], "2 Rue de la France, 97133 Saint-Barthélemy"],
     ["2 Rue des Lilas, 97110 Pointe-à-Pitre", "deliverable", [], "2 Rue des Lilas, 97110 Pointe-à-Pitre"],
   ] as const) {
     test(`"${line}" is ${verdict}`, () => {
