@@ -1,0 +1,253 @@
+// test-scope: once
+// (A real browser on a page that no runtime changes: CI runs this file on its recommended runtime only.)
+// The page for people, in headless Chromium (the system's, driven by playwright-core): it loads and says the service
+// is ready, tries an email and an address with a test key and reads the verdicts off the page, cleans a CSV of
+// reserved addresses and saves its results, renders the API reference, in English and in French, at 320 px; every
+// request it made went to this server, and none carried the key in its URL. A screenshot of each step is written
+// under the test's temporary folder (printed), with the page's weight and its time to usable.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { accessSync, constants, readFileSync, writeFileSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { parse } from "csv-parse/sync";
+import type { Browser, Page, Request as BrowserRequest } from "playwright-core";
+import { startTestServer } from "../helpers/server.ts";
+import { tempDir } from "../helpers/temp_dir.ts";
+
+/** CHROMIUM_PATH, else `chromium` or `chromium-browser` on PATH; undefined when there is none. */
+function chromiumPath(): string | undefined {
+  const candidates = [
+    process.env.CHROMIUM_PATH,
+    ...(process.env.PATH ?? "")
+      .split(delimiter)
+      .filter(Boolean)
+      .flatMap((dir) => [join(dir, "chromium"), join(dir, "chromium-browser")]),
+  ];
+  for (const path of candidates) {
+    if (!path) continue;
+    try {
+      accessSync(path, constants.X_OK);
+      return path;
+    } catch {
+      // not this one
+    }
+  }
+  return undefined;
+}
+
+const CHROMIUM = chromiumPath();
+const SKIP = CHROMIUM === undefined ? "no Chromium: set CHROMIUM_PATH or install chromium (.ci/run does)" : false;
+
+/** Every request a page makes, with its bytes over the wire once it has finished. */
+function recordRequests(page: Page) {
+  const requests: BrowserRequest[] = [];
+  page.on("request", (request) => requests.push(request));
+  return {
+    urls: () => requests.map((r) => r.url()),
+    /** Bytes received (headers and encoded bodies) for the requests made so far, and how many there were. */
+    async weight(): Promise<{ bytes: number; count: number }> {
+      let bytes = 0;
+      for (const request of requests) {
+        const sizes = await request.sizes();
+        bytes += sizes.responseHeadersSize + sizes.responseBodySize;
+      }
+      return { bytes, count: requests.length };
+    },
+  };
+}
+
+async function launch(): Promise<Browser> {
+  const { chromium } = await import("playwright-core");
+  // --no-sandbox: CI runs as root, where Chromium refuses its sandbox.
+  return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"], timeout: 20_000 });
+}
+
+test("the page works in a real browser: state, try, clean a list, the reference", { skip: SKIP }, async (t) => {
+  const server = await startTestServer(t);
+  const key = await server.key({ mode: "test" });
+  const shots = tempDir("vrai-page-");
+  t.diagnostic(`screenshots in ${shots.path}`);
+  const browser = await launch();
+  t.after(() => browser.close());
+  const origin = new URL(server.url).origin;
+  const context = await browser.newContext({
+    locale: "en-GB",
+    acceptDownloads: true,
+    viewport: { width: 1280, height: 900 },
+  });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  const recorded = recordRequests(page);
+  const cspViolations: string[] = [];
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+  });
+  const shot = (name: string) => page.screenshot({ path: join(shots.path, `${name}.png`), fullPage: true });
+
+  await t.test("it loads, is usable, and shows the service's state", async () => {
+    const response = await page.goto(`${server.url}/`);
+    assert.equal(response?.status(), 200);
+    assert.match(response?.headers()["content-security-policy"] ?? "", /script-src 'self'(;|$)/);
+    await page.waitForSelector("html[data-ready]");
+    await page.waitForSelector("html[data-state]");
+    const usableMs = Number(await page.getAttribute("html", "data-usable-ms"));
+    assert.equal(await page.textContent("#state-status"), "Ready");
+    assert.equal(await page.textContent("#state-version"), JSON.parse(readFileSync("package.json", "utf8")).version);
+    assert.equal(await page.textContent("#state-departements"), "75");
+    assert.equal(await page.textContent("#state-egress"), "not run by this process");
+    const { bytes, count } = await recorded.weight();
+    t.diagnostic(`page_first_load bytes=${bytes} requests=${count} usable_ms=${usableMs}`);
+    console.log(`page_first_load bytes=${bytes} requests=${count} usable_ms=${usableMs}`);
+    assert.ok(usableMs > 0 && usableMs < 5000, `usable after ${usableMs} ms`);
+    await shot("1-loaded");
+  });
+
+  await t.test("the keyboard reaches the key field; Try answers an email, verdict and checks in words", async () => {
+    await page.keyboard.press("Tab");
+    assert.equal(await page.evaluate("document.activeElement?.className"), "skip");
+    await page.focus("#key");
+    await page.keyboard.type(key);
+    await page.fill("#try-email", "undeliverable@vrai.test");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector('#try-result[data-state="answered"]');
+    assert.equal(await page.getAttribute("#try-result .verdict", "data-verdict"), "undeliverable");
+    assert.equal(await page.textContent("#try-result .verdict strong"), "Undeliverable");
+    assert.match(
+      (await page.textContent('#try-result [data-reason="mailbox_not_found"]')) ?? "",
+      /mail server says this mailbox does not exist/,
+    );
+    const checks = await page.$$eval("#try-result .checks li", (items) =>
+      items.map((li) => [li.getAttribute("data-check"), li.querySelector(".status")?.textContent]),
+    );
+    assert.deepEqual(checks, [
+      ["syntax", "passed"],
+      ["provider_rules", "passed"],
+      ["typo", "passed"],
+      ["disposable", "passed"],
+      ["role", "passed"],
+      ["mx", "passed"],
+      ["smtp", "failed"],
+      ["catch_all", "skipped"],
+    ]);
+    await shot("2-try-email");
+  });
+
+  await t.test("Try answers an address, as a line and as fields, with its normalized form and position", async () => {
+    await page.check("#kind-address");
+    assert.equal(await page.isVisible("#try-email"), false);
+    await page.fill("#try-line", "1 Rue Corected, 00000 Testville");
+    await page.click("#try-submit");
+    await page.waitForSelector('#try-result .verdict[data-verdict="corrected"]');
+    assert.equal(await page.textContent("#try-result .verdict strong"), "Corrected");
+    assert.match((await page.textContent("#try-result .reasons")) ?? "", /street's name was corrected/);
+    assert.equal(await page.textContent("#try-result .normalized"), "1 Rue Corrected, 00000 Testville");
+    const position = await page.$("#try-result a.position");
+    if (position) assert.match((await position.getAttribute("href")) ?? "", /^geo:-?[\d.]+,-?[\d.]+$/);
+    await shot("3-try-address-line");
+    await page.check("#shape-fields");
+    await page.fill("#try-street", "Rue Deliverable");
+    await page.fill("#try-postcode", "00000");
+    await page.fill("#try-city", "Testville");
+    await page.click("#try-submit");
+    await page.waitForSelector('#try-result .verdict[data-verdict="incomplete"]');
+    assert.match((await page.textContent("#try-result .reasons")) ?? "", /house number is missing/);
+    await shot("4-try-address-fields");
+  });
+
+  await t.test("Clean a list: columns shown, job followed to the end, summary charted, results saved", async () => {
+    const csv = join(shots.path, "customers.csv");
+    writeFileSync(
+      csv,
+      "client;adresse;note\n" +
+        "A;1 Rue Deliverable, 00000 Testville;x\n" +
+        "B;1 Rue Corected, 00000 Testville;y\n" +
+        "C;1 Rue Nonexistent, 00000 Testville;z\n" +
+        "D;1 Rue Deliverable, 00000 Testville;w\n",
+    );
+    await page.check("#list-address");
+    await page.setInputFiles("#clean-file", csv);
+    await page.waitForSelector("#clean-columns table");
+    const columns = await page.$$eval("#clean-columns tbody tr", (rows) =>
+      rows.map((tr) => [tr.querySelector("th")?.textContent, tr.getAttribute("data-read")]),
+    );
+    assert.deepEqual(columns, [
+      ["client", "false"],
+      ["adresse", "true"],
+      ["note", "false"],
+    ]);
+    await page.click("#clean-submit");
+    await page.waitForSelector('#clean-job[data-status="completed"]');
+    assert.equal(await page.getAttribute("#clean-progress", "value"), "4");
+    assert.match((await page.textContent("#clean-status")) ?? "", /^4 of 4 done \(completed\)$/);
+    const bars = await page.$$eval("#clean-summary li", (items) =>
+      Object.fromEntries(items.map((li) => [li.getAttribute("data-verdict"), Number(li.getAttribute("data-count"))])),
+    );
+    assert.deepEqual(bars, { deliverable: 2, corrected: 1, nonexistent: 1 });
+    await shot("5-clean-summary");
+    const [download] = await Promise.all([page.waitForEvent("download"), page.click("#clean-download")]);
+    assert.equal(download.suggestedFilename(), "customers-results.csv");
+    const saved = join(shots.path, "customers-results.csv");
+    await download.saveAs(saved);
+    const rows: Array<Record<string, string>> = parse(readFileSync(saved), { bom: true, columns: true });
+    assert.deepEqual(
+      rows.map((row) => [row.client, row.note, row.verdict, row.normalized_line]),
+      [
+        ["A", "x", "deliverable", "1 Rue Deliverable, 00000 Testville"],
+        ["B", "y", "corrected", "1 Rue Corrected, 00000 Testville"],
+        ["C", "z", "nonexistent", ""],
+        ["D", "w", "deliverable", "1 Rue Deliverable, 00000 Testville"],
+      ],
+    );
+  });
+
+  await t.test("Read the API: the OpenAPI document rendered, with its examples", async () => {
+    await page.click("#reference-open");
+    await page.waitForSelector('#reference-view[data-rendered="true"]', { timeout: 20_000 });
+    await page.waitForSelector("#reference-view .opblock");
+    const summaries = await page.$$eval("#reference-view .opblock-summary-description", (nodes) =>
+      nodes.map((n) => n.textContent),
+    );
+    assert.ok(summaries.includes("Verify one email address"), summaries.join(" | "));
+    await page.click("#reference-view #operations-email-verifyEmail .opblock-summary");
+    await page.waitForSelector("#reference-view #operations-email-verifyEmail .opblock-body");
+    assert.match(
+      (await page.textContent("#reference-view #operations-email-verifyEmail")) ?? "",
+      /deliverable@vrai\.test/,
+    );
+    await shot("6-reference");
+  });
+
+  await t.test("every request went to this server, none with the key in its URL", () => {
+    const urls = recorded.urls();
+    assert.ok(urls.length > 5);
+    // data: (icons inside the reference's stylesheet) and blob: (the saved results) are read in the page itself.
+    const outside = urls.filter((url) => !/^(data|blob):/.test(url) && new URL(url).origin !== origin);
+    assert.deepEqual(outside, []);
+    assert.deepEqual(
+      urls.filter((url) => url.includes(key) || url.includes(key.slice(10))),
+      [],
+    );
+    // Nothing the page or the reference renderer does is refused by the page's own policy.
+    assert.deepEqual(cspViolations, []);
+  });
+
+  await t.test("in French, at 320 px, the page reads without scrolling sideways", async () => {
+    const narrow = await browser.newContext({ locale: "fr-FR", viewport: { width: 320, height: 700 } });
+    const french = await narrow.newPage();
+    await french.goto(`${server.url}/`);
+    await french.waitForSelector("html[data-ready]");
+    assert.equal(await french.getAttribute("html", "lang"), "fr");
+    assert.equal(await french.textContent("#try-title"), "Essayer");
+    assert.equal(await french.textContent('label[for="key"]'), "Clé d'API");
+    await french.fill("#key", key);
+    await french.fill("#try-email", "disposable@vrai.test");
+    await french.click("#try-submit");
+    await french.waitForSelector('#try-result[data-state="answered"]');
+    assert.equal(await french.textContent("#try-result .verdict strong"), "Risqué");
+    assert.equal(await french.textContent('#try-result [data-check="mx"] .status'), "non exécuté");
+    const width = Number(await french.evaluate("document.documentElement.scrollWidth"));
+    assert.ok(width <= 320, `the page is ${width} px wide at 320`);
+    await french.screenshot({ path: join(shots.path, "7-french-320px.png"), fullPage: true });
+    await narrow.close();
+  });
+});
