@@ -95,7 +95,7 @@ export const TEXTS = {
     downloaded: "Saved as {name}",
     reference_title: "Read the API",
     reference_hint:
-      "The OpenAPI 3.1 document of this server, with its examples. Loading the reader fetches about 500 kB, from this server only.",
+      "The OpenAPI 3.1 document of this server, with its examples. Loading the reader fetches about 600 kB, from this server only.",
     reference_open: "Show the reference",
     reference_loading: "Loading the reference…",
     reference_raw: "The OpenAPI document (JSON)",
@@ -247,7 +247,7 @@ export const TEXTS = {
     downloaded: "Enregistré sous {name}",
     reference_title: "Lire l'API",
     reference_hint:
-      "Le document OpenAPI 3.1 de ce serveur, avec ses exemples. Le lecteur pèse environ 500 ko, servis par ce serveur seulement.",
+      "Le document OpenAPI 3.1 de ce serveur, avec ses exemples. Le lecteur pèse environ 600 ko, servis par ce serveur seulement.",
     reference_open: "Afficher la référence",
     reference_loading: "Chargement de la référence…",
     reference_raw: "Le document OpenAPI (JSON)",

@@ -44,14 +44,14 @@ function recordRequests(page: Page) {
   page.on("request", (request) => requests.push(request));
   return {
     urls: () => requests.map((r) => r.url()),
-    /** Bytes received (headers and encoded bodies) for the requests made so far, and how many there were. */
-    async weight(): Promise<{ bytes: number; count: number }> {
+    /** Bytes received (headers and encoded bodies) by the requests made so far from the `from`th on, and how many. */
+    async weight(from = 0): Promise<{ bytes: number; count: number; next: number }> {
       let bytes = 0;
-      for (const request of requests) {
+      for (const request of requests.slice(from)) {
         const sizes = await request.sizes();
         bytes += sizes.responseHeadersSize + sizes.responseBodySize;
       }
-      return { bytes, count: requests.length };
+      return { bytes, count: requests.length - from, next: requests.length };
     },
   };
 }
@@ -78,10 +78,13 @@ test("the page works in a real browser: state, try, clean a list, the reference"
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   const recorded = recordRequests(page);
-  const cspViolations: string[] = [];
-  page.on("console", (message) => {
-    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-  });
+  // Every refusal by the page's Content-Security-Policy, as the page itself sees them (this init script is the
+  // browser driver's, outside the page's policy).
+  await page.addInitScript(
+    "window.cspViolations = []; document.addEventListener('securitypolicyviolation', " +
+      "(e) => window.cspViolations.push(e.effectiveDirective + ' ' + e.blockedURI));",
+  );
+  const cspViolations = async () => (await page.evaluate("window.cspViolations")) as string[];
   const shot = (name: string) => page.screenshot({ path: join(shots.path, `${name}.png`), fullPage: true });
 
   await t.test("it loads, is usable, and shows the service's state", async () => {
@@ -201,6 +204,8 @@ test("the page works in a real browser: state, try, clean a list, the reference"
   });
 
   await t.test("Read the API: the OpenAPI document rendered, with its examples", async () => {
+    const before = (await recorded.weight()).next;
+    const started = Date.now();
     await page.click("#reference-open");
     await page.waitForSelector('#reference-view[data-rendered="true"]', { timeout: 20_000 });
     await page.waitForSelector("#reference-view .opblock");
@@ -214,10 +219,16 @@ test("the page works in a real browser: state, try, clean a list, the reference"
       (await page.textContent("#reference-view #operations-email-verifyEmail")) ?? "",
       /deliverable@vrai\.test/,
     );
+    const renderedMs = Date.now() - started;
+    // The page's key is handed to the reference's "Try it out" (its Authorize button shows it as set).
+    await page.waitForSelector("#reference-view .btn.authorize.locked");
+    const { bytes, count } = await recorded.weight(before);
+    t.diagnostic(`page_reference bytes=${bytes} requests=${count} rendered_ms=${renderedMs}`);
+    console.log(`page_reference bytes=${bytes} requests=${count} rendered_ms=${renderedMs}`);
     await shot("6-reference");
   });
 
-  await t.test("every request went to this server, none with the key in its URL", () => {
+  await t.test("every request went to this server, none with the key in its URL", async () => {
     const urls = recorded.urls();
     assert.ok(urls.length > 5);
     // data: (icons inside the reference's stylesheet) and blob: (the saved results) are read in the page itself.
@@ -228,7 +239,16 @@ test("the page works in a real browser: state, try, clean a list, the reference"
       [],
     );
     // Nothing the page or the reference renderer does is refused by the page's own policy.
-    assert.deepEqual(cspViolations, []);
+    assert.deepEqual(await cspViolations(), []);
+  });
+
+  await t.test("the policy refuses an inline script put into the page", async () => {
+    await page.evaluate(
+      "{ const s = document.createElement('script'); s.textContent = 'window.inlineRan = true'; document.head.append(s); }",
+    );
+    await page.waitForFunction("window.cspViolations.length > 0");
+    assert.equal(await page.evaluate("window.inlineRan"), undefined);
+    assert.deepEqual(await cspViolations(), ["script-src-elem inline"]);
   });
 
   await t.test("in French, at 320 px, the page reads without scrolling sideways", async () => {
