@@ -157,6 +157,31 @@ test("the page works in a real browser: state, try, clean a list, the reference"
     await shot("4-try-address-fields");
   });
 
+  await t.test("Try answers a signup: the combined verdict, then each signal", async () => {
+    await page.check("#kind-signup");
+    await page.fill("#try-email", "deliverable@vrai.test");
+    await page.check("#shape-line");
+    await page.fill("#try-line", "1 Rue Corected, 00000 Testville");
+    await page.click("#try-submit");
+    await page.waitForSelector("#try-result .signal");
+    assert.equal(await page.textContent("#try-result > .verdict strong"), "Risky");
+    assert.match(
+      (await page.textContent('#try-result > .reasons [data-reason="address.street_corrected"]')) ?? "",
+      /^Address: The street's name was corrected\./,
+    );
+    const signals = await page.$$eval("#try-result .signal", (sections) =>
+      sections.map((section) => [
+        section.querySelector("h3")?.textContent,
+        section.querySelector(".verdict")?.getAttribute("data-verdict"),
+      ]),
+    );
+    assert.deepEqual(signals, [
+      ["Email", "deliverable"],
+      ["Address", "corrected"],
+    ]);
+    await shot("5-try-signup");
+  });
+
   await t.test("Clean a list: columns shown, job followed to the end, summary charted, results saved", async () => {
     const csv = join(shots.path, "customers.csv");
     writeFileSync(
@@ -186,7 +211,7 @@ test("the page works in a real browser: state, try, clean a list, the reference"
       Object.fromEntries(items.map((li) => [li.getAttribute("data-verdict"), Number(li.getAttribute("data-count"))])),
     );
     assert.deepEqual(bars, { deliverable: 2, corrected: 1, nonexistent: 1 });
-    await shot("5-clean-summary");
+    await shot("6-clean-summary");
     const [download] = await Promise.all([page.waitForEvent("download"), page.click("#clean-download")]);
     assert.equal(download.suggestedFilename(), "customers-results.csv");
     const saved = join(shots.path, "customers-results.csv");
@@ -225,7 +250,7 @@ test("the page works in a real browser: state, try, clean a list, the reference"
     const { bytes, count } = await recorded.weight(before);
     t.diagnostic(`page_reference bytes=${bytes} requests=${count} rendered_ms=${renderedMs}`);
     console.log(`page_reference bytes=${bytes} requests=${count} rendered_ms=${renderedMs}`);
-    await shot("6-reference");
+    await shot("7-reference");
   });
 
   await t.test("every request went to this server, none with the key in its URL", async () => {
@@ -267,7 +292,7 @@ test("the page works in a real browser: state, try, clean a list, the reference"
     assert.equal(await french.textContent('#try-result [data-check="mx"] .status'), "non exécuté");
     const width = Number(await french.evaluate("document.documentElement.scrollWidth"));
     assert.ok(width <= 320, `the page is ${width} px wide at 320`);
-    await french.screenshot({ path: join(shots.path, "7-french-320px.png"), fullPage: true });
+    await french.screenshot({ path: join(shots.path, "8-french-320px.png"), fullPage: true });
     await narrow.close();
   });
 });
