@@ -11,6 +11,8 @@ import { accessSync, constants, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { parse } from "csv-parse/sync";
 import type { Browser, Page, Request as BrowserRequest } from "playwright-core";
+import type { AddressInput, AddressVerification } from "../../src/address/types.ts";
+import type { AddressVerifier } from "../../src/services.ts";
 import { startTestServer } from "../helpers/server.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
 
@@ -38,6 +40,34 @@ function chromiumPath(): string | undefined {
 const CHROMIUM = chromiumPath();
 const SKIP = CHROMIUM === undefined ? "no Chromium: set CHROMIUM_PATH or install chromium (.ci/run does)" : false;
 
+/**
+ * An address engine standing in for the street index (live keys only; test keys never reach it): it serves two
+ * départements and places every line it is given at the Hôtel de Ville, so that the page has coordinates to show.
+ */
+const placingEngine: AddressVerifier = {
+  ready: true,
+  index: { phase: "serving", answering: true, departements: ["69", "75"], importing: [], progress: null, missing: [] },
+  async verify(input: AddressInput): Promise<AddressVerification> {
+    const line = (input.line ?? "").trim();
+    return {
+      verdict: "deliverable",
+      reasons: [],
+      normalized: {
+        house_number: null,
+        house_number_suffix: null,
+        street: line,
+        postcode: "75004",
+        city: "Paris",
+        country: "FR",
+        line,
+        latitude: 48.856614,
+        longitude: 2.352222,
+      },
+      duration_ms: 1,
+    };
+  },
+};
+
 /** Every request a page makes, with its bytes over the wire once it has finished. */
 function recordRequests(page: Page) {
   const requests: BrowserRequest[] = [];
@@ -63,8 +93,9 @@ async function launch(): Promise<Browser> {
 }
 
 test("the page works in a real browser: state, try, clean a list, the reference", { skip: SKIP }, async (t) => {
-  const server = await startTestServer(t);
+  const server = await startTestServer(t, { address: placingEngine });
   const key = await server.key({ mode: "test" });
+  const liveKey = await server.key({ mode: "live", plan: "unmetered" });
   const shots = tempDir("vrai-page-");
   t.diagnostic(`screenshots in ${shots.path}`);
   const browser = await launch();
@@ -96,7 +127,7 @@ test("the page works in a real browser: state, try, clean a list, the reference"
     const usableMs = Number(await page.getAttribute("html", "data-usable-ms"));
     assert.equal(await page.textContent("#state-status"), "Ready");
     assert.equal(await page.textContent("#state-version"), JSON.parse(readFileSync("package.json", "utf8")).version);
-    assert.equal(await page.textContent("#state-departements"), "75");
+    assert.equal(await page.textContent("#state-departements"), "69, 75");
     assert.equal(await page.textContent("#state-egress"), "not run by this process");
     const { bytes, count } = await recorded.weight();
     t.diagnostic(`page_first_load bytes=${bytes} requests=${count} usable_ms=${usableMs}`);
@@ -144,8 +175,8 @@ test("the page works in a real browser: state, try, clean a list, the reference"
     assert.equal(await page.textContent("#try-result .verdict strong"), "Corrected");
     assert.match((await page.textContent("#try-result .reasons")) ?? "", /street's name was corrected/);
     assert.equal(await page.textContent("#try-result .normalized"), "1 Rue Corrected, 00000 Testville");
-    const position = await page.$("#try-result a.position");
-    if (position) assert.match((await position.getAttribute("href")) ?? "", /^geo:-?[\d.]+,-?[\d.]+$/);
+    // Test answers have no coordinates.
+    assert.equal(await page.textContent("#try-result .facts dd:last-child"), "no position known");
     await shot("3-try-address-line");
     await page.check("#shape-fields");
     await page.fill("#try-street", "Rue Deliverable");
@@ -180,6 +211,18 @@ test("the page works in a real browser: state, try, clean a list, the reference"
       ["Address", "corrected"],
     ]);
     await shot("5-try-signup");
+  });
+
+  await t.test("with a live key, an address's position is a link to its coordinates only", async () => {
+    await page.fill("#key", liveKey);
+    await page.check("#kind-address");
+    await page.fill("#try-line", "Place de l'Hôtel de Ville, 75004 Paris");
+    await page.click("#try-submit");
+    await page.waitForSelector("#try-result a.position");
+    assert.equal(await page.getAttribute("#try-result a.position", "href"), "geo:48.856614,2.352222");
+    assert.equal(await page.textContent("#try-result a.position"), "48.856614, 2.352222");
+    assert.equal(await page.textContent("#try-result .normalized"), "Place de l'Hôtel de Ville, 75004 Paris");
+    await page.fill("#key", key);
   });
 
   await t.test("Clean a list: columns shown, job followed to the end, summary charted, results saved", async () => {
@@ -260,7 +303,8 @@ test("the page works in a real browser: state, try, clean a list, the reference"
     const outside = urls.filter((url) => !/^(data|blob):/.test(url) && new URL(url).origin !== origin);
     assert.deepEqual(outside, []);
     assert.deepEqual(
-      urls.filter((url) => url.includes(key) || url.includes(key.slice(10))),
+      // The secrets, after the vrai_test_ and vrai_live_ prefixes.
+      urls.filter((url) => [key, liveKey].some((k) => url.includes(k.slice(10)))),
       [],
     );
     // Nothing the page or the reference renderer does is refused by the page's own policy.
