@@ -13,6 +13,7 @@ import { parse } from "csv-parse/sync";
 import type { Browser, Page, Request as BrowserRequest } from "playwright-core";
 import type { AddressInput, AddressVerification } from "../../src/address/types.ts";
 import type { AddressVerifier } from "../../src/services.ts";
+import { createLogger } from "../../src/log.ts";
 import { startTestServer } from "../helpers/server.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
 
@@ -93,7 +94,9 @@ async function launch(): Promise<Browser> {
 }
 
 test("the page works in a real browser: state, try, clean a list, the reference", { skip: SKIP }, async (t) => {
-  const server = await startTestServer(t, { address: placingEngine });
+  const logLines: string[] = [];
+  const log = createLogger({ level: "debug", write: (line) => logLines.push(line) });
+  const server = await startTestServer(t, { address: placingEngine, log });
   const key = await server.key({ mode: "test" });
   const liveKey = await server.key({ mode: "live", plan: "unmetered" });
   const shots = tempDir("vrai-page-");
@@ -305,6 +308,12 @@ test("the page works in a real browser: state, try, clean a list, the reference"
     assert.deepEqual(
       // The secrets, after the vrai_test_ and vrai_live_ prefixes.
       urls.filter((url) => [key, liveKey].some((k) => url.includes(k.slice(10)))),
+      [],
+    );
+    // Nor in the server's log, which saw every call the page made.
+    assert.ok(logLines.some((line) => line.includes('"route":"/v1/jobs/:id/results.csv"')));
+    assert.deepEqual(
+      logLines.filter((line) => [key, liveKey].some((k) => line.includes(k.slice(10)))),
       [],
     );
     // Nothing the page or the reference renderer does is refused by the page's own policy.
