@@ -2,8 +2,8 @@
 // same rules as the server's (src/jobs/csv_table.ts for emails, src/jobs/address_csv.ts for addresses). The server
 // stays the judge: its refusal, if any, is shown as it words it.
 
-const EMAIL_NAMES = ["email", "e-mail", "mail", "courriel"];
-const ADDRESS_NAMES = {
+export const EMAIL_NAMES = ["email", "e-mail", "mail", "courriel"];
+export const ADDRESS_NAMES = {
   line: ["adresse", "address", "line"],
   house_number: ["numero", "house_number"],
   street: ["voie", "rue", "street"],

@@ -9,6 +9,8 @@ import { loadConfig } from "../../src/config.ts";
 import { ADDRESS_REASONS, ADDRESS_VERDICTS } from "../../src/address/vocabulary.ts";
 import { CHECK_NAMES, CHECK_STATUSES, EMAIL_REASONS, VERDICTS } from "../../src/email/vocabulary.ts";
 import { PAGE_CSP } from "../../src/http/routes/page_assets.ts";
+import { ADDRESS_COLUMN_NAMES, addressColumns } from "../../src/jobs/address_csv.ts";
+import { ADDRESS_COLUMN_NAMES as EMAIL_COLUMN_NAMES, parseCsvTable } from "../../src/jobs/csv_table.ts";
 import { startTestServer } from "../helpers/server.ts";
 
 /** The page's texts module: plain JavaScript served to browsers, imported here by URL (it has no types). */
@@ -17,6 +19,14 @@ interface Texts {
   pickLanguage(languages: string[]): "en" | "fr";
 }
 const { TEXTS, pickLanguage } = (await import(new URL("../../web/texts.js", import.meta.url).href)) as Texts;
+
+/** The page's reading of a CSV's columns (plain JavaScript too). */
+interface CsvColumns {
+  EMAIL_NAMES: string[];
+  ADDRESS_NAMES: Record<string, string[]>;
+  columnsOf(text: string, kind: "email" | "address"): { columns: string[]; read: number[] };
+}
+const page = (await import(new URL("../../web/csv_columns.js", import.meta.url).href)) as CsvColumns;
 
 const BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
 
@@ -121,4 +131,24 @@ test("the page words every verdict, reason and check of the API, in English and 
   assert.equal(pickLanguage(["fr-CA", "en"]), "fr");
   assert.equal(pickLanguage(["de-DE", "en-GB"]), "en");
   assert.equal(pickLanguage(["de-DE"]), "en");
+});
+
+test("the page reads a CSV's columns as the server does: the same names, the same column picked", () => {
+  assert.deepEqual(page.EMAIL_NAMES, [...EMAIL_COLUMN_NAMES]);
+  assert.deepEqual(page.ADDRESS_NAMES, ADDRESS_COLUMN_NAMES);
+  const emailFiles = [
+    "name,Courriel\nJane,jane@example.com\n",
+    "id;contact;note\n1;jane@example.com;x\n2;joe@example.org;y\n",
+    '"E-mail","city"\n"jane@example.com","Paris"\n',
+  ];
+  for (const text of emailFiles) {
+    const server = parseCsvTable(new TextEncoder().encode(text), { maxAddressLength: 320, isStorable: () => true });
+    assert.deepEqual(page.columnsOf(text, "email").read, [server.emailColumn], text);
+  }
+  const addressHeaders = ["client;Adresse;note", "Numéro,Voie,Code postal,Ville", "id,street,cp,commune,pays"];
+  for (const header of addressHeaders) {
+    const columns = header.split(/[;,]/);
+    const server = Object.values(addressColumns(columns)).sort();
+    assert.deepEqual(page.columnsOf(`${header}\n`, "address").read.sort(), server, header);
+  }
 });
