@@ -286,6 +286,17 @@ test("the page works in a real browser: state, try, clean a list, the reference"
     assert.ok(summaries.includes("Verify one email address"), summaries.join(" | "));
     await page.click("#reference-view #operations-email-verifyEmail .opblock-summary");
     await page.waitForSelector("#reference-view #operations-email-verifyEmail .opblock-body");
+    // Swagger UI fills an operation's body in steps after the body appears: wait for the example, then read it.
+    await page
+      .waitForFunction(
+        () =>
+          document
+            .querySelector("#reference-view #operations-email-verifyEmail")
+            ?.textContent?.includes("deliverable@vrai.test") === true,
+        undefined,
+        { timeout: 10_000 },
+      )
+      .catch(() => {}); // the assertion below says what was shown instead
     assert.match(
       (await page.textContent("#reference-view #operations-email-verifyEmail")) ?? "",
       /deliverable@vrai\.test/,
