@@ -340,6 +340,24 @@ function callbackSecretOperation(publicUrl: string, options: { operationId: stri
   };
 }
 
+/** The 202 of a bulk submission: the job, and where to poll it. */
+function jobAcceptedResponse(accepted: Examples & { reserved: { value: { poll: string } } }) {
+  return {
+    description: "Job accepted; poll it at Location.",
+    headers: {
+      Location: {
+        description: "URL of the job.",
+        schema: { type: "string", format: "uri" },
+        example: accepted.reserved.value.poll,
+      },
+      ...RATE_HEADERS,
+      ...QUOTA_HEADERS,
+      ...IDEMPOTENT_REPLAYED,
+    },
+    content: { "application/json": { schema: ref("JobAccepted"), examples: accepted } },
+  };
+}
+
 interface VerificationOptions {
   operationId: string;
   summary: string;
@@ -477,20 +495,7 @@ function describeApi(publicUrl: string) {
             },
           },
           responses: {
-            "202": {
-              description: "Job accepted; poll it at Location.",
-              headers: {
-                Location: {
-                  description: "URL of the job.",
-                  schema: { type: "string", format: "uri" },
-                  example: bulk.accepted.reserved.value.poll,
-                },
-                ...RATE_HEADERS,
-                ...QUOTA_HEADERS,
-                ...IDEMPOTENT_REPLAYED,
-              },
-              content: { "application/json": { schema: ref("JobAccepted"), examples: bulk.accepted } },
-            },
+            "202": jobAcceptedResponse(bulk.accepted),
             ...verificationErrors(publicUrl, {
               "413": problemResponse(publicUrl, ["batch-too-large"], AFTER_ADMISSION),
             }),
@@ -542,20 +547,7 @@ function describeApi(publicUrl: string) {
             },
           },
           responses: {
-            "202": {
-              description: "Job accepted; poll it at Location.",
-              headers: {
-                Location: {
-                  description: "URL of the job.",
-                  schema: { type: "string", format: "uri" },
-                  example: addressBulk.accepted.reserved.value.poll,
-                },
-                ...RATE_HEADERS,
-                ...QUOTA_HEADERS,
-                ...IDEMPOTENT_REPLAYED,
-              },
-              content: { "application/json": { schema: ref("JobAccepted"), examples: addressBulk.accepted } },
-            },
+            "202": jobAcceptedResponse(addressBulk.accepted),
             ...verificationErrors(publicUrl, {
               "413": problemResponse(publicUrl, ["batch-too-large"], AFTER_ADMISSION),
             }),
