@@ -4,7 +4,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { AddressVerifier } from "../../src/services.ts";
+import { ROOT } from "../helpers/process.ts";
 import type { EmailVerifier } from "../../src/email/verifier.ts";
 
 /** Engines that answer anything and record what reached them: a refused input must never get there. */
@@ -42,6 +45,25 @@ async function refusal(response: Response): Promise<Problem> {
   return problem;
 }
 
+/** What the README's section on test keys quotes: the test key's answer to a mixed list, the live key's to a test input. */
+function readmeQuotes(): { testKeyList: string; liveKey: string } {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8").replace(/\s*\n\s*/g, " ");
+  const testKeyList = /is told `(Cannot accept batch with a test key: [^`]*)`/.exec(readme)?.[1];
+  const liveKey = /# 400 request-failed: (Cannot verify with a live key: .*?) ```/.exec(readme)?.[1];
+  assert.ok(testKeyList && liveKey, "the README quotes both refusals");
+  return { testKeyList, liveKey };
+}
+
+/** `text` with each part of `quoted` between its "…" in order: the README leaves out, never changes. */
+function assertQuotes(text: string, quoted: string): void {
+  let from = 0;
+  for (const part of quoted.split("…")) {
+    const at = text.indexOf(part, from);
+    assert.ok(at >= 0, `the README's "${quoted}" is what the server says: "${text}"`);
+    from = at + part.length;
+  }
+}
+
 const csv = (server: TestServer, path: string, key: string, text: string) =>
   server.post(path, key, text, { "content-type": "text/csv" });
 
@@ -63,6 +85,11 @@ test("inputs of the other key mode are refused on every endpoint that takes inpu
 
 async function testKeyLists(server: TestServer) {
   const key = await server.key({ mode: "test" });
+
+  const quoted = await refusal(
+    await server.post("/v1/email/bulk", key, { emails: ["deliverable@vrai.test", "jane@example.com"] }),
+  );
+  assertQuotes(quoted.detail, readmeQuotes().testKeyList);
 
   const emails = await refusal(
     await server.post("/v1/email/bulk", key, {
@@ -155,6 +182,7 @@ async function liveKeyTestInputs(server: TestServer, reached: unknown[]) {
     /^Cannot verify with a live key: email "deliverable@vrai\.test" is a reserved test input/,
   );
   assert.match(problem.detail, /test key \(vrai_test_…: npm run keys -- create --account NAME --mode test\)/);
+  assert.equal(problem.detail, readmeQuotes().liveKey, "the README shows the answer word for word");
   assert.deepEqual(problem.errors, [{ member: "email", message: '"deliverable@vrai.test" is a reserved test input' }]);
 
   const address = await refusal(await server.post("/v1/address", key, { line: "1 Rue Deliverable, 00000 Testville" }));
