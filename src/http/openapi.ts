@@ -340,6 +340,7 @@ function callbackSecretOperation(publicUrl: string, options: { operationId: stri
   };
 }
 
+/** What each key answers, on every operation that takes inputs (http/test_inputs.ts). */
 const TEST_INPUTS_RULE =
   "A test key (vrai_test_…) answers only the reserved test inputs, offline and free, and a live key answers " +
   "everything but them: an input of the other kind is a 400 request-failed naming it (in a list: the first such row, " +

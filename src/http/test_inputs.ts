@@ -81,7 +81,8 @@ export function assertInputsFitKey<T>(
     if (errors.length < MAX_NAMED) errors.push({ member: where.member, message: `${shown(kind.show(input))} ${why}` });
   }
   if (first === undefined) return;
-  const others = count > 1 ? ` (and ${count - 1} more row${count > 2 ? "s" : ""}, listed in errors)` : "";
+  const listed = count > MAX_NAMED ? `the first ${MAX_NAMED} listed in errors` : "listed in errors";
+  const others = count > 1 ? ` (and ${count - 1} more row${count > 2 ? "s" : ""}, ${listed})` : "";
   const named = first.where.member === BODY ? "" : `${first.where.member} `;
   const detail = wantReserved
     ? `Cannot ${what} with a test key: ${named}${shown(kind.show(first.input))} ${why}${others}; ${kind.reserved}, ` +

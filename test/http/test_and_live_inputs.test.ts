@@ -108,6 +108,13 @@ async function testKeyLists(server: TestServer) {
     { member: "emails[3]", message: '"bob@example.org" is not a reserved test input' },
   ]);
 
+  const many = await refusal(
+    await server.post("/v1/email/bulk", key, { emails: Array.from({ length: 60 }, (_, i) => `user${i}@example.com`) }),
+  );
+  assert.match(many.detail, /emails\[0\] "user0@example\.com" .* \(and 59 more rows, the first 50 listed in errors\)/);
+  assert.equal(many.errors?.length, 50);
+  assert.equal(many.errors?.at(-1)?.member, "emails[49]");
+
   const emailCsv = await refusal(
     await csv(server, "/v1/email/bulk", key, "ref;email\nA1;deliverable@vrai.test\nA2;jane@example.com\n"),
   );
