@@ -42,7 +42,7 @@ export const PROBLEM_TYPES = {
     status: 400,
     title: "Request could not be served as sent",
     explanation:
-      "The request is well formed but cannot be served as sent. With a test key, only the reserved inputs are answered; on bulk, an Idempotency-Key sent before with another list cannot name this one: see detail.",
+      "The request is well formed but cannot be served as sent: see detail. A test key answers only the reserved test inputs (<local part>@vrai.test, the 00000 Testville addresses), and a live key answers everything but them: an input of the other kind, anywhere in the request or list, refuses the whole request, and `errors` names each such row (its JSON member, or `line N` of a CSV file, also given in `line` for the first). On bulk, an Idempotency-Key sent before with another list cannot name this one.",
   },
   "rate-limit-exceeded": {
     status: 429,

@@ -340,6 +340,30 @@ function callbackSecretOperation(publicUrl: string, options: { operationId: stri
   };
 }
 
+/** What each key answers, on every operation that takes inputs (http/test_inputs.ts). */
+const TEST_INPUTS_RULE =
+  "A test key (vrai_test_…) answers only the reserved test inputs, offline and free, and a live key answers " +
+  "everything but them: an input of the other kind is a 400 request-failed naming it (in a list: the first such row, " +
+  "and every one in `errors`), and nothing is answered or charged.";
+
+/** The 202 of a bulk submission: the job, and where to poll it. */
+function jobAcceptedResponse(accepted: Examples & { reserved: { value: { poll: string } } }) {
+  return {
+    description: "Job accepted; poll it at Location.",
+    headers: {
+      Location: {
+        description: "URL of the job.",
+        schema: { type: "string", format: "uri" },
+        example: accepted.reserved.value.poll,
+      },
+      ...RATE_HEADERS,
+      ...QUOTA_HEADERS,
+      ...IDEMPOTENT_REPLAYED,
+    },
+    content: { "application/json": { schema: ref("JobAccepted"), examples: accepted } },
+  };
+}
+
 interface VerificationOptions {
   operationId: string;
   summary: string;
@@ -356,9 +380,7 @@ function verification(publicUrl: string, options: VerificationOptions) {
     post: {
       operationId,
       summary,
-      description:
-        "A test key (vrai_test_…) answers only the reserved inputs of the examples, offline and free; any other " +
-        "input is a 400 request-failed.",
+      description: `The reserved test inputs are those of the examples. ${TEST_INPUTS_RULE}`,
       tags: [tag],
       security: [{ bearer: [] }],
       ...(preferWait ? { parameters: [PREFER_WAIT] } : {}),
@@ -422,7 +444,8 @@ function describeApi(publicUrl: string) {
         "Is this contact data real? Email, French postal address, signup and bulk email verification, each answer " +
         "with its reasons. Every failure is an RFC 9457 problem document whose `type` links a page explaining it " +
         "(`/errors/<slug>`). Test keys (vrai_test_…) answer the reserved inputs shown in the examples: " +
-        "`<local part>@vrai.test` for email, `00000 Testville` lines for addresses.",
+        "`<local part>@vrai.test` for email, `00000 Testville` lines for addresses; a live key is refused them " +
+        "(400 request-failed), and a test key anything else.",
     },
     servers: [serverOf(publicUrl)],
     components: {
@@ -463,6 +486,7 @@ function describeApi(publicUrl: string) {
         post: {
           operationId: "submitBulkEmail",
           summary: "Submit up to 5000 email addresses for asynchronous verification",
+          description: TEST_INPUTS_RULE,
           tags: ["email"],
           security: [{ bearer: [] }],
           parameters: [IDEMPOTENCY_KEY, CALLBACK_URL_QUERY],
@@ -477,20 +501,7 @@ function describeApi(publicUrl: string) {
             },
           },
           responses: {
-            "202": {
-              description: "Job accepted; poll it at Location.",
-              headers: {
-                Location: {
-                  description: "URL of the job.",
-                  schema: { type: "string", format: "uri" },
-                  example: bulk.accepted.reserved.value.poll,
-                },
-                ...RATE_HEADERS,
-                ...QUOTA_HEADERS,
-                ...IDEMPOTENT_REPLAYED,
-              },
-              content: { "application/json": { schema: ref("JobAccepted"), examples: bulk.accepted } },
-            },
+            "202": jobAcceptedResponse(bulk.accepted),
             ...verificationErrors(publicUrl, {
               "413": problemResponse(publicUrl, ["batch-too-large"], AFTER_ADMISSION),
             }),
@@ -515,8 +526,7 @@ function describeApi(publicUrl: string) {
             "once trimmed and in any case are verified once. One unit of the address quota per distinct row, " +
             "charged at submission (402 when the quota cannot cover the whole list, nothing charged). A job holds " +
             "at most the plan's address_batch_max rows (100,000 by default): a larger list is a 413 naming the " +
-            "limit (`npm run verify` splits a file into several jobs). A test key (vrai_test_…) answers only the " +
-            "reserved addresses, offline.",
+            `limit (\`npm run verify\` splits a file into several jobs). ${TEST_INPUTS_RULE}`,
           tags: ["address"],
           "x-vrai-extension": "address-bulk",
           security: [{ bearer: [] }],
@@ -542,20 +552,7 @@ function describeApi(publicUrl: string) {
             },
           },
           responses: {
-            "202": {
-              description: "Job accepted; poll it at Location.",
-              headers: {
-                Location: {
-                  description: "URL of the job.",
-                  schema: { type: "string", format: "uri" },
-                  example: addressBulk.accepted.reserved.value.poll,
-                },
-                ...RATE_HEADERS,
-                ...QUOTA_HEADERS,
-                ...IDEMPOTENT_REPLAYED,
-              },
-              content: { "application/json": { schema: ref("JobAccepted"), examples: addressBulk.accepted } },
-            },
+            "202": jobAcceptedResponse(addressBulk.accepted),
             ...verificationErrors(publicUrl, {
               "413": problemResponse(publicUrl, ["batch-too-large"], AFTER_ADMISSION),
             }),

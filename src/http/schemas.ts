@@ -334,11 +334,17 @@ export const ProblemSchema = v.pipe(
         v.array(ValidationErrorSchema),
         v.description(
           "400 invalid-request: every failing member (at most 50; `detail` repeats the first five). With the " +
-            "failures, members the endpoint does not know are named as unexpected: a valid request ignores them.",
+            "failures, members the endpoint does not know are named as unexpected: a valid request ignores them. " +
+            "400 request-failed for inputs that do not fit the key (a test key given an input that is not a " +
+            "reserved test input, a live key given one that is): every such input (at most 50; `detail` names the " +
+            "first), as its member (`email`, `emails[3]`, `address`, `(body)`) or `line N` of a CSV body.",
         ),
       ),
     ),
-    line: Count("400 invalid-request on a CSV bulk body: the line that cannot be read."),
+    line: Count(
+      "400 on a CSV bulk body: the line that cannot be read (invalid-request), or the first row that does not fit " +
+        "the key (request-failed).",
+    ),
     limit: Count("413 batch-too-large: the most addresses one job may hold on this plan."),
     received: Count("413 batch-too-large: the addresses the request held."),
     limit_bytes: Count("413 batch-too-large: the body size limit in bytes, when the body itself is too large."),

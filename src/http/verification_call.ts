@@ -1,8 +1,10 @@
 // The life of every verification call (email, address, signup, bulk), in the order of refusals of docs/contract.md §5:
 // 401, 403, 429 (guard.ts), 415, 400, then a replay (bulk's Idempotency-Key: the answer already paid for), 413 (route
-// check), then test mode or 402 (quota), then the work. Quota is charged before the work and given back if the
+// check), then inputs of the other key mode (400 request-failed, test_inputs.ts), then test mode or 402 (quota), then
+// the work. Quota is charged before the work and given back if the
 // work fails or turns out to be a replay, so only a 200/202 that did new work costs anything.
 import type * as v from "valibot";
+import type { KeyMode } from "../auth/api_key.ts";
 import type { Endpoint } from "../auth/key_store.ts";
 import type { QuotaCharge } from "../limits/quota.ts";
 import type { MeteredEndpoint } from "../accounts/plans.ts";
@@ -28,6 +30,12 @@ export interface VerificationCall<S extends v.GenericSchema> {
   meters: MeteredEndpoint[];
   schema: S;
   body: ReadJsonOptions;
+  /**
+   * 400 request-failed for inputs that do not fit the key (test_inputs.ts): on a test key any input that is not a
+   * reserved test input, on a live key any that is. Every route that takes inputs says where they stand. After the
+   * route's check: a list too large is a 413 whatever it holds, and is not read row by row first.
+   */
+  inputsFitKey: (body: v.InferOutput<S>, mode: KeyMode) => void;
   /** Refusals that depend on the validated body and the plan (400 beyond the schema, 413). */
   check?: (body: v.InferOutput<S>, caller: Caller, request: Request) => void;
   /** The answer of an earlier request this one repeats (before 413, test mode and quota: a replay is never charged). */
@@ -59,6 +67,7 @@ export function verificationHandler<S extends v.GenericSchema>(services: Service
       const replayed = await call.replay?.(body, caller, request);
       if (replayed !== undefined) return reply(replayed, metered ? { ...headers, ...(await quotaState()) } : headers);
       call.check?.(body, caller, request);
+      call.inputsFitKey(body, caller.key.mode);
       if (caller.key.mode === "test") return reply(await call.testAnswer(body, caller, request), headers);
       const charges = call.charges(body, caller).filter((c) => c.amount > 0);
       const result = await services.quota.charge(caller.key.accountId, caller.plan, charges);

@@ -19,6 +19,7 @@ import { AddressBulkRequestSchema, isStorableText } from "../schemas.ts";
 import { type Answer, verificationHandler } from "../verification_call.ts";
 import { RETENTION_NOTE } from "./submit_bulk.ts";
 import { testAddressOrRefuse } from "./verify_address.ts";
+import { ADDRESS_INPUTS, assertInputsFitKey, listPlaces } from "../test_inputs.ts";
 
 /** The body as the route sees it: the list, plus the parsed file when the body was CSV (JSON cannot make one). */
 const AddressBulkBodySchema = v.object({
@@ -132,6 +133,14 @@ export function submitAddressBulkRoute(services: Services) {
     meters: ["address"],
     schema: AddressBulkBodySchema,
     body: { limit: ADDRESS_BULK_BODY_LIMIT, oversized: "batch-too-large", decoders: { "text/csv": decodeCsv } },
+    inputsFitKey: (body, mode) =>
+      assertInputsFitKey(
+        mode,
+        ADDRESS_INPUTS,
+        body.addresses,
+        listPlaces("addresses", body.csv?.lines),
+        "accept batch",
+      ),
     check(body, caller) {
       const limit = caller.plan.address_batch_max ?? ADDRESS_BATCH_MAX;
       if (body.addresses.length > limit) {

@@ -13,6 +13,7 @@ import { idempotencyKeyOf, REPLAYED_HEADER, requestFingerprint } from "../idempo
 import { IdempotencyKeyTaken } from "../../jobs/job_store.ts";
 import type { AcceptedJob } from "../../services.ts";
 import { countedTestAnswer, testEmailOrRefuse } from "./verify_email.ts";
+import { EMAIL_INPUTS, assertInputsFitKey, listPlaces } from "../test_inputs.ts";
 import { callbackPolicy } from "../../callbacks/callback_target.ts";
 import { callbackUrlOf, callbackUrlSent, fingerprintWithCallback } from "../callback_url.ts";
 
@@ -135,6 +136,8 @@ export function submitBulkRoute(services: Services) {
     meters: ["email"],
     schema: BulkBodySchema,
     body: { limit: BULK_BODY_LIMIT, oversized: "batch-too-large", decoders: { "text/csv": decodeCsv } },
+    inputsFitKey: (body, mode) =>
+      assertInputsFitKey(mode, EMAIL_INPUTS, body.emails, listPlaces("emails", body.csv?.lines), "accept batch"),
     check(body, caller, request) {
       callbackOf(body, request);
       const limit = Math.min(caller.plan.batch_max, SPEC_BATCH_MAX);
