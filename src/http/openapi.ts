@@ -229,6 +229,16 @@ function schemas() {
     properties: { ...noticeProperties, poll: { type: "string", format: "uri" } },
     required: [...(job.required ?? []).filter((name) => name !== "results"), "poll"],
   };
+  const addressJob = defs.AddressJob as { properties: Record<string, unknown>; required?: string[] };
+  const { results: _addressResults, callback: _addressCallback, ...addressNotice } = addressJob.properties;
+  (defs as Record<string, unknown>).AddressCallbackNotice = {
+    type: "object",
+    description:
+      "The body of an address job's completion callback: the job as GET /v1/jobs/{id} reads it, without results, " +
+      "and poll, the URL the results are read at (with the same key).",
+    properties: { ...addressNotice, poll: { type: "string", format: "uri" } },
+    required: [...(addressJob.required ?? []).filter((name) => name !== "results"), "poll"],
+  };
   return defs;
 }
 
@@ -260,7 +270,9 @@ function componentSchemas(): Record<string, unknown> {
   return defs;
 }
 
-const ref = (name: keyof typeof DEFINITIONS | "CallbackNotice") => ({ $ref: `#/components/schemas/${name}` });
+const ref = (name: keyof typeof DEFINITIONS | "CallbackNotice" | "AddressCallbackNotice") => ({
+  $ref: `#/components/schemas/${name}`,
+});
 
 function problemResponse(
   publicUrl: string,
@@ -295,7 +307,10 @@ function verificationErrors(publicUrl: string, extra: Record<string, unknown> = 
 }
 
 /** The POST a job's callback_url receives when the job ends (callbacks/deliverer.ts). */
-function jobEndedCallback() {
+function jobEndedCallback(
+  notice: "CallbackNotice" | "AddressCallbackNotice" = "CallbackNotice",
+  example: unknown = callbackExamples().notice,
+) {
   return {
     post: {
       summary: "The job ended (completed or failed)",
@@ -306,7 +321,7 @@ function jobEndedCallback() {
       parameters: [SIGNATURE_PARAMETER],
       requestBody: {
         required: true,
-        content: { "application/json": { schema: ref("CallbackNotice"), example: callbackExamples().notice } },
+        content: { "application/json": { schema: ref(notice), example } },
       },
       // No bearer: the receiver tells vrai's call by its Vrai-Signature header.
       security: [],
@@ -520,7 +535,7 @@ function describeApi(publicUrl: string) {
           tags: ["address"],
           "x-vrai-extension": "address-bulk",
           security: [{ bearer: [] }],
-          parameters: [IDEMPOTENCY_KEY],
+          parameters: [IDEMPOTENCY_KEY, CALLBACK_URL_QUERY],
           requestBody: {
             required: true,
             content: {
@@ -559,6 +574,12 @@ function describeApi(publicUrl: string) {
             ...verificationErrors(publicUrl, {
               "413": problemResponse(publicUrl, ["batch-too-large"], AFTER_ADMISSION),
             }),
+          },
+          callbacks: {
+            jobEnded: {
+              "{$request.body#/callback_url}": jobEndedCallback("AddressCallbackNotice", addressBulk.notice),
+              "{$request.query.callback_url}": jobEndedCallback("AddressCallbackNotice", addressBulk.notice),
+            },
           },
         },
       },

@@ -366,6 +366,10 @@ export function addressBulkExamples(publicUrl: string) {
   return {
     request: {
       reserved: { summary: `Every reserved address (${TEST_KEY_NOTE})`, value: { addresses: inputs } },
+      callback: {
+        summary: "With a completion callback: a signed POST to callback_url when the job ends",
+        value: { addresses: inputs, callback_url: "https://hooks.example.com/vrai" },
+      },
     } satisfies Examples,
     csvRequest: `id;adresse\r\n${RESERVED_ADDRESS_LINES.map((line, i) => `${i + 1};${line}`).join("\r\n")}\r\n`,
     accepted: {
@@ -394,6 +398,17 @@ export function addressBulkExamples(publicUrl: string) {
         summary,
         results: answers.map((answer, i) => ({ ...answer, row: i + 1 })),
       },
+    },
+    notice: {
+      job_id: EXAMPLE_JOB_ID,
+      kind: "address",
+      status: "completed",
+      total: answers.length,
+      processed: answers.length,
+      created_at: "2026-01-01T10:00:00.000Z",
+      expires_at: "2026-01-03T10:00:00.000Z",
+      summary,
+      poll: `https://vrai.example.com/v1/jobs/${EXAMPLE_JOB_ID}`,
     },
     csv: csvLines([
       [...ADDRESS_INPUT_COLUMNS, ...ADDRESS_RESULT_COLUMNS],

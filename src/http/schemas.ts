@@ -107,6 +107,7 @@ export const AddressBulkRequestSchema = v.object({
         "verified and charged once.",
     ),
   ),
+  callback_url: CallbackUrlSchema,
 });
 
 export const JobIdSchema = v.pipe(v.string(), v.uuid(), v.description("Job id (uuid)."));
@@ -280,6 +281,7 @@ export const AddressJobSchema = v.pipe(
     created_at: v.pipe(v.string(), v.isoTimestamp()),
     expires_at: v.pipe(v.string(), v.isoTimestamp()),
     failure_reason: v.optional(v.string()),
+    callback: v.optional(JobCallbackSchema),
     summary: v.pipe(
       v.object(
         Object.fromEntries(ADDRESS_VERDICTS.map((verdict) => [verdict, v.pipe(v.number(), v.integer())])) as Record<

@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import type { AddressInput, AddressVerification } from "../address/types.ts";
 import { ADDRESS_VERDICTS, type AddressVerdict } from "../address/vocabulary.ts";
 import type { Sql } from "../store/db.ts";
+import { callbackColumn, callbackOf, type JobCallback } from "../callbacks/callback_store.ts";
 import { duplicateOf } from "./address_rows.ts";
 import {
   type ClockOption,
@@ -34,6 +35,8 @@ export interface AddressJob {
   expires_at: string;
   failure_reason?: string;
   summary: Record<AddressVerdict, number>;
+  /** The completion callback the job was submitted with, and where its delivery stands; absent when none. */
+  callback?: JobCallback;
   results: AddressJobResult[];
 }
 
@@ -72,6 +75,8 @@ export interface AddressSubmitOptions extends ClockOption {
   /** A CSV submission's rows, one per input. */
   table?: SubmittedTable;
   idempotency?: Idempotency;
+  /** The URL that gets a signed POST when the job ends (checked by the caller: callbacks/callback_target.ts). */
+  callbackUrl?: string;
 }
 
 export interface AddressReadOptions extends ClockOption {
@@ -121,7 +126,7 @@ export function createAddressJobStore(sql: Sql): AddressJobStore {
     inputs: readonly AddressInput[],
     options: AddressSubmitOptions = {},
   ): Promise<SubmittedJob> {
-    const { now, answers, table, idempotency } = options;
+    const { now, answers, table, idempotency, callbackUrl } = options;
     if (!UUID.test(accountId)) throw new TypeError(`Cannot submit a job: account id "${accountId}" is not a uuid`);
     if (table !== undefined && table.rows.length !== inputs.length) {
       throw new RangeError(`Cannot submit a job: ${table.rows.length} rows for ${inputs.length} addresses`);
@@ -144,6 +149,10 @@ export function createAddressJobStore(sql: Sql): AddressJobStore {
                  ${idempotency?.key ?? null}, ${idempotency?.requestHash ?? null}
           from t
           returning created_at, expires_at`;
+        if (callbackUrl !== undefined) {
+          await tx`
+            insert into job_callbacks (job_id, url, next_attempt_at) values (${jobId}, ${callbackUrl}, ${job!.created_at})`;
+        }
         const chunks = Math.ceil(inputs.length / CHUNK_ROWS);
         for (let first = 0; first < chunks; first += INSERT_CHUNKS) {
           const numbers: number[] = [];
@@ -204,7 +213,8 @@ export function createAddressJobStore(sql: Sql): AddressJobStore {
                       from address_job_chunks c, jsonb_each_text(c.summary) e
                       where c.job_id = j.id and c.status = 'done' group by 1) s), '{}'::jsonb) as summary,
       coalesce((select jsonb_agg(jsonb_build_array(c.chunk, c.size) order by c.chunk)
-                from address_job_chunks c where c.job_id = j.id and c.status = 'done'), '[]'::jsonb) as done`;
+                from address_job_chunks c where c.job_id = j.id and c.status = 'done'), '[]'::jsonb) as done,
+      ${callbackColumn(sql)}`;
   const jobWhere = (now: Date | undefined, accountId: string, jobId: string) => sql`
     from jobs j
     where j.id = ${UUID.test(jobId) ? jobId : NO_ID}::uuid
@@ -229,6 +239,8 @@ export function createAddressJobStore(sql: Sql): AddressJobStore {
       summary,
     };
     if (row.failure_reason !== null) job.failure_reason = row.failure_reason as string;
+    const callback = callbackOf(row.callback);
+    if (callback !== undefined) job.callback = callback;
     return job;
   }
 

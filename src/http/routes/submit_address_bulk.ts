@@ -19,10 +19,13 @@ import { AddressBulkRequestSchema, isStorableText } from "../schemas.ts";
 import { type Answer, verificationHandler } from "../verification_call.ts";
 import { RETENTION_NOTE } from "./submit_bulk.ts";
 import { testAddressOrRefuse } from "./verify_address.ts";
+import { callbackPolicy } from "../../callbacks/callback_target.ts";
+import { callbackUrlOf, callbackUrlSent, fingerprintWithCallback } from "../callback_url.ts";
 
 /** The body as the route sees it: the list, plus the parsed file when the body was CSV (JSON cannot make one). */
 const AddressBulkBodySchema = v.object({
   addresses: AddressBulkRequestSchema.entries.addresses,
+  callback_url: AddressBulkRequestSchema.entries.callback_url,
   csv: v.optional(
     v.pipe(
       v.unknown(),
@@ -66,6 +69,10 @@ function addressFingerprint(body: AddressBulkBody): string {
 }
 
 export function submitAddressBulkRoute(services: Services) {
+  const policy = callbackPolicy({
+    allowCidrs: services.config.callbackAllowCidrs,
+    allowHttpHosts: services.config.callbackAllowHttpHosts,
+  });
   const acceptedAnswer = (job: AcceptedJob, headers: Record<string, string> = {}): Answer => {
     const poll = `${services.config.publicUrl}/v1/jobs/${job.jobId}`;
     return {
@@ -100,11 +107,19 @@ export function submitAddressBulkRoute(services: Services) {
     if (n === undefined) distinct.set(body, (n = distinctRows(body.addresses)));
     return n;
   };
+  // The callback URL, from the body or (CSV) the query, judged once: 400 before anything is charged.
+  const callbacks = new WeakMap<object, string | undefined>();
+  const callbackOf = (body: AddressBulkBody, request: Request) => {
+    if (!callbacks.has(body)) callbacks.set(body, callbackUrlOf(request, body.callback_url, policy));
+    return callbacks.get(body);
+  };
   const keyed = new WeakMap<object, { key: string; requestHash: string } | undefined>();
   const idempotencyOf = (body: AddressBulkBody, request: Request) => {
     if (!keyed.has(body)) {
       const key = idempotencyKeyOf(request);
-      keyed.set(body, key === undefined ? undefined : { key, requestHash: addressFingerprint(body) });
+      const sent = callbackUrlSent(request, body.callback_url);
+      const requestHash = fingerprintWithCallback(addressFingerprint(body), sent);
+      keyed.set(body, key === undefined ? undefined : { key, requestHash });
     }
     return keyed.get(body);
   };
@@ -118,7 +133,13 @@ export function submitAddressBulkRoute(services: Services) {
     const idempotency = idempotencyOf(body, request);
     let job: AcceptedJob;
     try {
-      job = await services.jobs.submitAddresses(accountId, body.addresses, { answers, table, idempotency });
+      const callbackUrl = callbackOf(body, request);
+      job = await services.jobs.submitAddresses(accountId, body.addresses, {
+        answers,
+        table,
+        idempotency,
+        callbackUrl,
+      });
     } catch (error) {
       if (!(error instanceof IdempotencyKeyTaken) || idempotency === undefined) throw error;
       const replayed = await replay(accountId, idempotency.key, idempotency.requestHash);
@@ -132,7 +153,8 @@ export function submitAddressBulkRoute(services: Services) {
     meters: ["address"],
     schema: AddressBulkBodySchema,
     body: { limit: ADDRESS_BULK_BODY_LIMIT, oversized: "batch-too-large", decoders: { "text/csv": decodeCsv } },
-    check(body, caller) {
+    check(body, caller, request) {
+      callbackOf(body, request);
       const limit = caller.plan.address_batch_max ?? ADDRESS_BATCH_MAX;
       if (body.addresses.length > limit) {
         throw new HttpError(
