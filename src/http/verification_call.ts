@@ -8,7 +8,7 @@ import type { QuotaCharge } from "../limits/quota.ts";
 import type { MeteredEndpoint } from "../accounts/plans.ts";
 import { quotaHeaders } from "../limits/quota.ts";
 import type { Services } from "../services.ts";
-import { assertJsonContentType, readJson, type ReadJsonOptions } from "./body.ts";
+import { acceptedMediaTypes, assertJsonContentType, readJson, type ReadJsonOptions } from "./body.ts";
 import { HttpError } from "./errors.ts";
 import { admit, type Caller } from "./guard.ts";
 import { json } from "./problem.ts";
@@ -27,7 +27,8 @@ export interface VerificationCall<S extends v.GenericSchema> {
   /** The quotas this call can draw from: their state is shown on refusals too. */
   meters: MeteredEndpoint[];
   schema: S;
-  body: ReadJsonOptions;
+  /** How the body is read; a function of the caller where the plan bounds it (the rows a bulk upload may hold). */
+  body: ReadJsonOptions | ((caller: Caller) => ReadJsonOptions);
   /** Refusals that depend on the validated body and the plan (400 beyond the schema, 413). */
   check?: (body: v.InferOutput<S>, caller: Caller, request: Request) => void;
   /** The answer of an earlier request this one repeats (before 413, test mode and quota: a replay is never charged). */
@@ -53,8 +54,9 @@ export function verificationHandler<S extends v.GenericSchema>(services: Service
     const quotaState = async () =>
       quotaHeaders(await services.quota.status(caller.key.accountId, caller.plan, call.meters));
     try {
-      assertJsonContentType(request);
-      const body = await readJson(request, call.schema, call.body);
+      const reading = typeof call.body === "function" ? call.body(caller) : call.body;
+      assertJsonContentType(request, acceptedMediaTypes(reading));
+      const body = await readJson(request, call.schema, reading);
       // A replay answers what the first request got, whatever changed since (the plan's batch_max, the quota).
       const replayed = await call.replay?.(body, caller, request);
       if (replayed !== undefined) return reply(replayed, metered ? { ...headers, ...(await quotaState()) } : headers);
