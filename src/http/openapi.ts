@@ -129,9 +129,32 @@ const CSV_REQUEST = {
       "a header row. The address column is the one named email (any case, or e-mail, mail, courriel), else the only " +
       "column holding addresses; the other columns are kept with each row and given back by the CSV read of the job. " +
       "The JSON rules apply (5000 rows at most and the plan's batch_max, deduplication, quota at submission); a row " +
-      "that cannot be read, or no address column, is a 400 invalid-request whose `line` member names the line.",
+      "that cannot be read, or no address column, is a 400 invalid-request whose `line` member names the line. Read " +
+      "as it arrives: a file with more rows than the plan allows is a 413 as soon as the first row too many is read.",
   },
 };
+/**
+ * A form upload (an extension, as HTML upload forms send files): one file part holding the CSV file, read as the
+ * text/csv body is; a callback_url field stands for the query parameter.
+ */
+function formRequest(csvExample: string) {
+  return {
+    schema: {
+      type: "object",
+      description:
+        "multipart/form-data with one file part (any field name) holding the CSV file, read as the text/csv body " +
+        "is, as it arrives. Other text fields are ignored, except callback_url, which stands for the query " +
+        "parameter (sent before the file part). A form without a file part, or with several, is a 400.",
+      properties: {
+        file: { type: "string", format: "binary", description: "The CSV file." },
+        callback_url: { type: "string", format: "uri", maxLength: 2048 },
+      },
+      required: ["file"],
+    },
+    encoding: { file: { contentType: "text/csv" } },
+    example: { file: csvExample },
+  };
+}
 const PAGE_PARAMETERS = [
   {
     name: "offset",
@@ -489,6 +512,9 @@ function describeApi(publicUrl: string) {
                 ...CSV_REQUEST,
                 example: `email,name\r\n${RESERVED_EMAILS.map((e, i) => `${e},Person ${i + 1}`).join("\r\n")}\r\n`,
               },
+              "multipart/form-data": formRequest(
+                `email,name\r\n${RESERVED_EMAILS.map((e, i) => `${e},Person ${i + 1}`).join("\r\n")}\r\n`,
+              ),
             },
           },
           responses: {
@@ -550,10 +576,13 @@ function describeApi(publicUrl: string) {
                     "ville/commune/city, pays/country (any case, accents ignored), or both (fields stand over the " +
                     "line). A complement column is kept but not matched. Every other column is kept with its row " +
                     "and given back, before the answer's columns, by the CSV read of the job. A row that cannot be " +
-                    "read, or no address column, is a 400 invalid-request whose `line` member names the line.",
+                    "read, or no address column, is a 400 invalid-request whose `line` member names the line. " +
+                    "Read as it arrives (never held whole): more rows than address_batch_max is a 413 as soon as " +
+                    "the first row too many is read.",
                 },
                 example: addressBulk.csvRequest,
               },
+              "multipart/form-data": formRequest(addressBulk.csvRequest),
             },
           },
           responses: {

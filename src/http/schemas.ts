@@ -332,7 +332,16 @@ export const ProblemSchema = v.pipe(
     ),
     line: Count("400 invalid-request on a CSV bulk body: the line that cannot be read."),
     limit: Count("413 batch-too-large: the most addresses one job may hold on this plan."),
-    received: Count("413 batch-too-large: the addresses the request held."),
+    received: Count(
+      "413 batch-too-large: the addresses (or rows) read when the list was refused: a body is read as it arrives " +
+        "and refused at the first one past the limit, so this is the limit plus one whatever the body's length.",
+    ),
+    accepted: v.optional(
+      v.pipe(
+        v.array(v.string()),
+        v.description("415 unsupported-media-type: every media type the endpoint reads, JSON first."),
+      ),
+    ),
     limit_bytes: Count("413 batch-too-large: the body size limit in bytes, when the body itself is too large."),
   }),
   v.description(
