@@ -128,3 +128,17 @@ export function pathnameOf(url: string): string {
   const end = url.indexOf("?", start);
   return end < 0 ? url.slice(start) : url.slice(start, end);
 }
+
+/** Answers made to be written as they are produced (serve.ts), never held whole: a job's CSV results. */
+const STREAMED = new WeakSet<Response>();
+
+/** A Response whose body serve.ts writes chunk by chunk, without a Content-Length, as the client takes it. */
+export function streamedResponse(body: ReadableStream<Uint8Array>, init: ResponseInit): Response {
+  const response = new Response(body, init);
+  STREAMED.add(response);
+  return response;
+}
+
+export function isStreamedResponse(response: Response): boolean {
+  return STREAMED.has(response);
+}

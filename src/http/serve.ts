@@ -12,7 +12,7 @@ import type { Logger } from "../log.ts";
 import type { App } from "./app.ts";
 import { BULK_BODY_LIMIT, bodyLimitOf, isStreamedTarget } from "./body.ts";
 import type { ProblemSlug } from "./errors.ts";
-import { LightRequest, LightResponse } from "./light.ts";
+import { isStreamedResponse, LightRequest, LightResponse } from "./light.ts";
 import { REQUEST_ID_HEADER, requestIdFrom } from "./request_scope.ts";
 
 /**
@@ -299,7 +299,7 @@ async function handle(app: App, req: IncomingMessage, res: ServerResponse): Prom
   });
   const response = await app.fetch(request as unknown as Request);
   if (gone) return; // the client hung up: nothing to write to
-  if (!(response instanceof LightResponse) && response.body !== null) {
+  if (isStreamedResponse(response) && response.body !== null) {
     // A streamed answer (a job's CSV results) is written as it is made, never held whole.
     await writeStream(req, res, response);
     return;
