@@ -3,7 +3,8 @@
 // judged once before anything is charged, and the job stored, with a request under the same key that committed
 // meanwhile answered as a replay and uncharged. Each request's callback, fingerprint and key are computed once and
 // shared by the steps of verification_call.ts (check, replay, charges, run).
-import { IdempotencyKeyTaken, type Idempotency } from "../jobs/job_store.ts";
+import { IdempotencyKeyTaken } from "../jobs/idempotency_key_taken.ts";
+import type { Idempotency } from "../jobs/job_store.ts";
 import type { AcceptedJob, Services } from "../services.ts";
 import { callbackPolicy } from "../callbacks/callback_target.ts";
 import { callbackUrlOf, callbackUrlSent, fingerprintWithCallback } from "./callback_url.ts";
