@@ -2,6 +2,8 @@
 // 401, 403, 429 (guard.ts), 415, 400, then a replay (bulk's Idempotency-Key: the answer already paid for), 413 (route
 // check), then test mode or 402 (quota), then the work. Quota is charged before the work and given back if the
 // work fails or turns out to be a replay, so only a 200/202 that did new work costs anything.
+// A bulk upload is read as it arrives (http/bulk_upload.ts): the 413 of a list past the plan's rows comes while it is
+// read, so before a 400 of a later row and before a replay.
 import type * as v from "valibot";
 import type { Endpoint } from "../auth/key_store.ts";
 import type { QuotaCharge } from "../limits/quota.ts";
