@@ -22,12 +22,6 @@ export function isStreamedTarget(target: string): boolean {
   return path === ADDRESS_BULK_PATH || path === EMAIL_BULK_PATH;
 }
 
-/** The most bytes a request to this target may send: the bulk address route's own ceiling, else the bulk cap. */
-export function bodyLimitOf(target: string): number {
-  const path = target.split("?", 1)[0];
-  return path === ADDRESS_BULK_PATH ? ADDRESS_BULK_BODY_LIMIT : BULK_BODY_LIMIT;
-}
-
 function mediaTypeOf(request: Request): string {
   return (request.headers.get("content-type") ?? "").split(";", 1)[0].trim().toLowerCase();
 }

@@ -49,7 +49,13 @@ export async function readJsonStream(chunks: AsyncIterable<Uint8Array>, options:
     if (refused !== undefined) throw refused;
     if (failure !== undefined) throw malformed(failure.message);
   };
-  for await (const chunk of chunks) {
+  let first = true;
+  for await (let chunk of chunks) {
+    // A leading byte order mark is dropped, as the whole-body reader's TextDecoder drops it.
+    if (first && chunk.byteLength > 0) {
+      first = false;
+      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
+    }
     // Anything after the value is refused as JSON.parse refuses it, without reading more.
     if (done && !/^\s*$/.test(new TextDecoder().decode(chunk))) throw malformed("unexpected data after the value");
     write(chunk);

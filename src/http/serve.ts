@@ -10,7 +10,7 @@ import type { Duplex } from "node:stream";
 import { currentTurn } from "../async/end_of_turn.ts";
 import type { Logger } from "../log.ts";
 import type { App } from "./app.ts";
-import { BULK_BODY_LIMIT, bodyLimitOf, isStreamedTarget } from "./body.ts";
+import { BULK_BODY_LIMIT, isStreamedTarget } from "./body.ts";
 import type { ProblemSlug } from "./errors.ts";
 import { isStreamedResponse, LightRequest, LightResponse } from "./light.ts";
 import { REQUEST_ID_HEADER, requestIdFrom } from "./request_scope.ts";
@@ -162,12 +162,12 @@ async function answerConnect(app: App, req: IncomingMessage, socket: Duplex): Pr
 }
 
 /**
- * Resolves with the body up to the bulk cap plus one byte, or the larger ceiling of the route that takes larger bodies (bulk
- * address files), stopping there; rejects when the request ends early.
+ * Resolves with the body up to the bulk cap plus one byte, stopping there; rejects when the request ends early. Bulk
+ * uploads, which may be larger, are not read here: their route reads them as they arrive (isStreamedTarget).
  */
-function readBody(req: IncomingMessage, target: string): Promise<Buffer | undefined> {
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   if (req.method === "GET" || req.method === "HEAD") return Promise.resolve(undefined);
-  const ceiling = Math.max(bodyLimitOf(target), BULK_BODY_LIMIT) + 1;
+  const ceiling = BULK_BODY_LIMIT + 1;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -282,7 +282,7 @@ async function handle(app: App, req: IncomingMessage, res: ServerResponse): Prom
   // A bulk upload is read by its route as it arrives, after the caller is admitted (401 before a byte of a large
   // file); any other body is read here first, up to the ceiling.
   const streamed = method === "POST" && isStreamedTarget(target);
-  const body = streamed ? undefined : await readBody(req, target);
+  const body = streamed ? undefined : await readBody(req);
   const request = new LightRequest(
     method,
     REQUEST_ORIGIN + target,

@@ -52,6 +52,16 @@ function linesIn(text: string, end = text.length): number {
   return lines;
 }
 
+/** Line ends in a field: CRLF, LF or CR, each one. */
+function lineEndsIn(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || (c === 13 && text.charCodeAt(i + 1) !== 10)) n++;
+  }
+  return n;
+}
+
 /** The separator the header row uses most, outside quotes: `;` or `,` (the default). */
 function separatorOf(text: string): CsvSeparator {
   let commas = 0;
@@ -142,6 +152,9 @@ export class CsvRecordReader {
     try {
       records = parse(text, {
         delimiter: this.#separator,
+        // Every line end, whichever comes first: csv-parse would otherwise take the first one it meets in each run of
+        // records for the only one, and a file of mixed line ends would read differently however it is cut.
+        record_delimiter: ["\r\n", "\n", "\r"],
         skip_empty_lines: true,
         info: true,
         // Row lengths are checked against the header below: csv-parse would compare with the batch's first row.
@@ -156,11 +169,10 @@ export class CsvRecordReader {
           : ((error as CsvError & { lines?: number }).lines ?? 1);
       throw new CsvReadError(CSV_ERRORS[error.code] ?? error.code.toLowerCase().replaceAll("_", " "), offset + line);
     }
-    // info.lines is the line a record ends on: a record starts right after the previous one ended.
-    let previousEnd = 0;
     for (const { record, info } of records) {
-      const line = offset + previousEnd + 1;
-      previousEnd = info.lines;
+      // info.lines is the line a record ends on: it starts as many lines earlier as its quoted fields hold line ends
+      // (counting so, blank lines skipped before it do not shift it).
+      const line = offset + info.lines - record.reduce((n, cell) => n + lineEndsIn(cell), 0);
       if (this.#columns === undefined) {
         for (const name of record) {
           if (!isStorable(name)) throw new CsvReadError("a header holds a NUL or an unpaired surrogate", 1);
