@@ -6,7 +6,7 @@
 // a temporary folder and removed after: nothing of the data is kept. Prints one line.
 //   npx tsx bench/address_million.ts   (BENCH_ROWS=N to change the size; WORKERS=T)
 import { spawn } from "node:child_process";
-import { createReadStream, createWriteStream, mkdtempSync, writeFileSync } from "node:fs";
+import { createReadStream, createWriteStream, mkdtempSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import path, { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -14,10 +14,12 @@ import { once } from "node:events";
 import { BanIndex } from "../src/address/index/ban_index.ts";
 import { importBan } from "../src/address/index/import.ts";
 import { readPackedFile } from "../src/address/packed_file.ts";
-import { createKeyWithCli, ROOT, rssMb, startChildServer } from "../test/helpers/process.ts";
+import { ROOT, rssMb } from "../test/helpers/process.ts";
 import { tempDir } from "../test/helpers/temp_dir.ts";
-import { COMPILED_MAIN, ensureCompiled } from "./lib/compiled.ts";
+import { startAddressBenchServer } from "./lib/address_bench_server.ts";
+import { ensureCompiled } from "./lib/compiled.ts";
 import { buildEvalSet } from "./lib/eval_set.ts";
+import { messy, quoted } from "./lib/user_written.ts";
 import { parisFileOrSkip } from "./lib/paris.ts";
 
 const PARIS = parisFileOrSkip("address_million");
@@ -36,9 +38,6 @@ const kinds = new Set(["exact", "typo", "abbreviation", "invented"]);
 const cases = buildEvalSet(index, { seed: 7, perCategory: Math.min(Math.ceil(ROWS / 4), 60_000) }).filter((c) =>
   kinds.has(c.category),
 );
-const messy = (line: string) =>
-  ` ${line.normalize("NFD").replace(/\p{M}/gu, "").toUpperCase().replaceAll(",", " ,,").replaceAll(" ", "  ")} `;
-const quote = (text: string) => `"${text.replaceAll('"', '""')}"`;
 const input = join(state.path, "customers.csv");
 const output = join(state.path, "customers.verified.csv");
 {
@@ -51,33 +50,17 @@ const output = join(state.path, "customers.verified.csv");
     const pass = Math.floor(i / cases.length);
     const written =
       i % 5 === 4 ? messy(line) : pass % 3 === 1 ? line.toUpperCase() : pass % 3 === 2 ? line.toLowerCase() : line;
-    if (!file.write(`${i + 1};${quote(written)}\n`)) await once(file, "drain");
+    if (!file.write(`${i + 1};${quoted(written)}\n`)) await once(file, "drain");
   }
   file.end();
   await once(file, "finish");
 }
 
-const plansFile = join(state.path, "plans.json");
-writeFileSync(
-  plansFile,
-  JSON.stringify({
-    plans: { bench: { quota: null, rate: { per_minute: 100_000_000, burst: 0 }, batch_max: 5000 } },
-  }),
-);
-const env = {
-  STATE_DIR: join(state.path, "state"),
-  PLANS_FILE: plansFile,
-  BAN_DEPARTEMENTS: "75",
-  BAN_SOURCE: path.dirname(PARIS),
-  BAN_INDEX_DIR: indexDir,
-  WORKERS: String(THREADS),
-};
-const server = await startChildServer(COMPILED_MAIN, {
-  env,
-  compiled: true,
-  readyPath: "/readyz",
-  timeoutMs: 180_000,
-  keepOutput: false,
+const { server, key } = await startAddressBenchServer({
+  stateDir: state.path,
+  indexDir,
+  parisFile: PARIS,
+  threads: THREADS,
 });
 let peakRss = 0;
 const sampler = setInterval(() => {
@@ -85,7 +68,6 @@ const sampler = setInterval(() => {
   if (rss > peakRss) peakRss = rss;
 }, 1000);
 try {
-  const key = await createKeyWithCli(env, ["--account", "bench", "--plan", "bench", "--mode", "live"]);
   const load = loadavg()[0]!;
   const started = performance.now();
   const verify = spawn(
