@@ -54,6 +54,8 @@ export function bulkUploadDecoders(options: BulkUploadOptions): Record<string, S
     [MULTIPART_FORM_DATA]: async (chunks, request) => {
       const form = await formUpload(request.headers.get("content-type") ?? "", chunks);
       const body = await csv(form.file);
+      // The rest of the form is read: a second file part after the first is refused, not ignored.
+      await form.end;
       // A form's callback_url field stands for the query parameter (http/callback_url.ts compares the two).
       const callbackUrl = form.fields.get(CALLBACK_URL_PARAMETER);
       return callbackUrl === undefined ? body : { ...body, [CALLBACK_URL_PARAMETER]: callbackUrl };

@@ -14,6 +14,8 @@ export interface FormUpload {
   file: AsyncIterable<Uint8Array>;
   /** Text fields sent before the file part (fields after it arrive once the file is read: they are not waited for). */
   fields: ReadonlyMap<string, string>;
+  /** Settles once the whole form is read: rejects with a 400 when a second file part followed the first. */
+  end: Promise<void>;
 }
 
 function refuse(message: string): HttpError {
@@ -33,6 +35,14 @@ export function formUpload(contentType: string, body: AsyncIterable<Uint8Array>)
   }
   const source = Readable.from(body, { objectMode: false });
   const fields = new Map<string, string>();
+  let ended: () => void = () => {};
+  let broken: (error: unknown) => void = () => {};
+  const end = new Promise<void>((resolve, reject) => {
+    ended = resolve;
+    broken = reject;
+  });
+  // Awaited by the reader once it has the file; until then a failure is the file's own.
+  end.catch(() => {});
   return new Promise<FormUpload>((resolve, reject) => {
     let found = false;
     const fail = (error: unknown) => {
@@ -48,18 +58,25 @@ export function formUpload(contentType: string, body: AsyncIterable<Uint8Array>)
       found = true;
       file = stream;
       // A second file part: the file being read fails with it, naming the cause.
-      parser.on("filesLimit", () => stream.destroy(refuse("it holds several files; send one CSV file")));
-      resolve({ file: readable(stream), fields });
+      parser.on("filesLimit", () => {
+        const several = refuse("it holds several files; send one CSV file");
+        stream.destroy(several);
+        broken(several);
+      });
+      resolve({ file: readable(stream), fields, end });
     });
     parser.on("error", (error: Error) => {
+      broken(refuse(error.message));
       if (found) file?.destroy(refuse(error.message));
       else fail(refuse(error.message));
     });
     parser.on("close", () => {
+      ended();
       if (!found) fail(refuse("it holds no file; send the list as one CSV file part"));
     });
     // pipe() does not pass on the source's failure (the body too large, the client gone): the file fails with it.
     source.on("error", (error) => {
+      broken(error);
       if (found) file?.destroy(error);
       else fail(error);
     });

@@ -101,7 +101,7 @@ export function startClaimLoop<T>(options: ClaimLoopOptions<T>): ClaimLoop {
     .then(() => Promise.all([...batches]));
   log.info(`${name} started`, { owner, ...options.fields });
 
-  let stopping_: Promise<void> | undefined;
+  let stopDone: Promise<void> | undefined;
   return {
     wake() {
       nap.abort();
@@ -112,7 +112,7 @@ export function startClaimLoop<T>(options: ClaimLoopOptions<T>): ClaimLoop {
       if (inFlight + claimSize <= window && !room.signal.aborted) room.abort();
     },
     stop() {
-      stopping_ ??= (async () => {
+      stopDone ??= (async () => {
         stopping.abort();
         nap.abort();
         room.abort();
@@ -128,7 +128,7 @@ export function startClaimLoop<T>(options: ClaimLoopOptions<T>): ClaimLoop {
         }
         log.info(`${name} stopped`, { owner, released });
       })();
-      return stopping_;
+      return stopDone;
     },
   };
 }
