@@ -98,7 +98,8 @@ export const PROBLEM_TYPES = {
   "unsupported-media-type": {
     status: 415,
     title: "Unsupported media type",
-    explanation: "Request bodies must be JSON, sent with Content-Type: application/json.",
+    explanation:
+      "Request bodies must be JSON, sent with Content-Type: application/json; the bulk endpoints also read a CSV file (text/csv) or a form with one CSV file part (multipart/form-data). The problem's accepted member lists the endpoint's types.",
   },
 } as const satisfies Record<string, ProblemType>;
 

@@ -393,9 +393,23 @@ export function addressBulkExamples(publicUrl: string) {
   const answers = inputs.map((input) => addressAnswer(input));
   const summary = Object.fromEntries(ADDRESS_VERDICTS.map((v) => [v, 0])) as Record<string, number>;
   for (const answer of answers) summary[answer.verdict]! += 1;
+  const ended = {
+    job_id: EXAMPLE_JOB_ID,
+    kind: "address",
+    status: "completed",
+    total: answers.length,
+    processed: answers.length,
+    created_at: "2026-01-01T10:00:00.000Z",
+    expires_at: "2026-01-03T10:00:00.000Z",
+    summary,
+  };
   return {
     request: {
       reserved: { summary: `Every reserved address (${TEST_KEY_NOTE})`, value: { addresses: inputs } },
+      callback: {
+        summary: "With a completion callback: a signed POST to callback_url when the job ends",
+        value: { addresses: inputs, callback_url: "https://hooks.example.com/vrai" },
+      },
     } satisfies Examples,
     csvRequest: `id;adresse\r\n${RESERVED_ADDRESS_LINES.map((line, i) => `${i + 1};${line}`).join("\r\n")}\r\n`,
     accepted: {
@@ -413,18 +427,10 @@ export function addressBulkExamples(publicUrl: string) {
     } satisfies Examples,
     job: {
       summary: "An address job once completed",
-      value: {
-        job_id: EXAMPLE_JOB_ID,
-        kind: "address",
-        status: "completed",
-        total: answers.length,
-        processed: answers.length,
-        created_at: "2026-01-01T10:00:00.000Z",
-        expires_at: "2026-01-03T10:00:00.000Z",
-        summary,
-        results: answers.map((answer, i) => ({ ...answer, row: i + 1 })),
-      },
+      value: { ...ended, results: answers.map((answer, i) => ({ ...answer, row: i + 1 })) },
     },
+    // Its completion callback: the job read without results, and where they are read.
+    notice: { ...ended, poll: `https://vrai.example.com/v1/jobs/${EXAMPLE_JOB_ID}` },
     csv: csvLines([
       [...ADDRESS_INPUT_COLUMNS, ...ADDRESS_RESULT_COLUMNS],
       ...inputs.map((input, i) => [...addressInputCells(input), ...addressResultCells(answers[i]!)]),

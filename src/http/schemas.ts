@@ -107,6 +107,7 @@ export const AddressBulkRequestSchema = v.object({
         "verified and charged once.",
     ),
   ),
+  callback_url: CallbackUrlSchema,
 });
 
 export const JobIdSchema = v.pipe(v.string(), v.uuid(), v.description("Job id (uuid)."));
@@ -290,6 +291,7 @@ export const AddressJobSchema = v.pipe(
     created_at: v.pipe(v.string(), v.isoTimestamp()),
     expires_at: v.pipe(v.string(), v.isoTimestamp()),
     failure_reason: v.optional(v.string()),
+    callback: v.optional(JobCallbackSchema),
     summary: v.pipe(
       v.object(
         Object.fromEntries(ADDRESS_VERDICTS.map((verdict) => [verdict, v.pipe(v.number(), v.integer())])) as Record<
@@ -346,7 +348,16 @@ export const ProblemSchema = v.pipe(
         "the key (request-failed).",
     ),
     limit: Count("413 batch-too-large: the most addresses one job may hold on this plan."),
-    received: Count("413 batch-too-large: the addresses the request held."),
+    received: Count(
+      "413 batch-too-large: the addresses (or rows) read when the list was refused: a body is read as it arrives " +
+        "and refused at the first one past the limit, so this is the limit plus one whatever the body's length.",
+    ),
+    accepted: v.optional(
+      v.pipe(
+        v.array(v.string()),
+        v.description("415 unsupported-media-type: every media type the endpoint reads, JSON first."),
+      ),
+    ),
     limit_bytes: Count("413 batch-too-large: the body size limit in bytes, when the body itself is too large."),
   }),
   v.description(

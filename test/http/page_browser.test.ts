@@ -289,10 +289,8 @@ test("the page works in a real browser: state, try, clean a list, the reference"
     // Swagger UI fills an operation's body in steps after the body appears: wait for the example, then read it.
     await page
       .waitForFunction(
-        () =>
-          document
-            .querySelector("#reference-view #operations-email-verifyEmail")
-            ?.textContent?.includes("deliverable@vrai.test") === true,
+        'document.querySelector("#reference-view #operations-email-verifyEmail")?.textContent' +
+          '?.includes("deliverable@vrai.test") === true',
         undefined,
         { timeout: 10_000 },
       )
