@@ -8,7 +8,7 @@
 // HTTP and no database (pool_rows_s, ratio_to_pool). Also the server's resident memory, and the machine's load.
 // Prints one line.
 //   npx tsx bench/bulk_address.ts   (BENCH_ROWS=N to change the size; BENCH_FULL=1 for 100,000 rows; WORKERS=T)
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import path, { join } from "node:path";
 import { BanIndex } from "../src/address/index/ban_index.ts";
@@ -21,10 +21,12 @@ import { compileReference } from "../src/address/reference/compile.ts";
 import { packReference } from "../src/address/reference/pack_reference.ts";
 import { Reference } from "../src/address/reference/reference.ts";
 import type { AddressInput } from "../src/address/types.ts";
-import { createKeyWithCli, rssMb, startChildServer } from "../test/helpers/process.ts";
+import { rssMb } from "../test/helpers/process.ts";
 import { tempDir } from "../test/helpers/temp_dir.ts";
-import { COMPILED_MAIN, ensureCompiled } from "./lib/compiled.ts";
+import { startAddressBenchServer } from "./lib/address_bench_server.ts";
+import { ensureCompiled } from "./lib/compiled.ts";
 import { buildEvalSet } from "./lib/eval_set.ts";
+import { messy, quoted } from "./lib/user_written.ts";
 import { parisFileOrSkip } from "./lib/paris.ts";
 
 const PARIS = parisFileOrSkip("bulk_address");
@@ -41,17 +43,13 @@ const [imported] = await importBan(PARIS, { banSource: path.dirname(PARIS), inde
 const index = new BanIndex(readPackedFile(imported!.path));
 const kinds = new Set(["exact", "typo", "abbreviation", "invented"]);
 const cases = buildEvalSet(index, { seed: 11, perCategory: Math.ceil(ROWS / 4) }).filter((c) => kinds.has(c.category));
-/** A messy spelling: upper case, accents dropped, commas doubled, spaces repeated. */
-const messy = (line: string) =>
-  ` ${line.normalize("NFD").replace(/\p{M}/gu, "").toUpperCase().replaceAll(",", " ,,").replaceAll(" ", "  ")} `;
 const inputs: AddressInput[] = [];
 for (let i = 0; inputs.length < ROWS; i++) {
   const c = cases[i % cases.length]!;
   const line = c.input.line ?? [c.input.house_number, c.input.street, c.input.postcode, c.input.city].join(" ");
   inputs.push(i % 5 === 4 ? { line: messy(line) } : { line });
 }
-const quote = (text: string) => `"${text.replaceAll('"', '""')}"`;
-const csv = `id;adresse\n${inputs.map((input, i) => `${i + 1};${quote(input.line!)}`).join("\n")}\n`;
+const csv = `id;adresse\n${inputs.map((input, i) => `${i + 1};${quoted(input.line!)}`).join("\n")}\n`;
 
 // Baseline: the same rows matched in this thread, after a warm-up pass; measured again right after the job, and the
 // mean of the two taken, since other processes on a shared machine change the rate over the run.
@@ -64,28 +62,13 @@ function inThreadRate(): number {
 }
 const inThreadBefore = inThreadRate();
 
-const plansFile = join(state.path, "plans.json");
-writeFileSync(
-  plansFile,
-  JSON.stringify({ plans: { bench: { quota: null, rate: { per_minute: 100_000_000, burst: 0 }, batch_max: 5000 } } }),
-);
-const env = {
-  STATE_DIR: join(state.path, "state"),
-  PLANS_FILE: plansFile,
-  BAN_DEPARTEMENTS: "75",
-  BAN_SOURCE: path.dirname(PARIS),
-  BAN_INDEX_DIR: indexDir,
-  WORKERS: String(THREADS),
-};
-const server = await startChildServer(COMPILED_MAIN, {
-  env,
-  compiled: true,
-  readyPath: "/readyz",
-  timeoutMs: 180_000,
-  keepOutput: false,
+const { server, env, key } = await startAddressBenchServer({
+  stateDir: state.path,
+  indexDir,
+  parisFile: PARIS,
+  threads: THREADS,
 });
 try {
-  const key = await createKeyWithCli(env, ["--account", "bench", "--plan", "bench", "--mode", "live"]);
   const auth = { authorization: `Bearer ${key}` };
   /** One job, upload to download; answers the phases' seconds and the rows downloaded. */
   const run = async (body: string) => {
@@ -126,7 +109,7 @@ try {
   await run(
     `id;adresse\n${inputs
       .slice(0, 2000)
-      .map((input, i) => `${i + 1};${quote(input.line!)}`)
+      .map((input, i) => `${i + 1};${quoted(input.line!)}`)
       .join("\n")}\n`,
   );
   const load = loadavg()[0]!;

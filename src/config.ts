@@ -71,6 +71,8 @@ export interface Config {
   callbackAllowHttpHosts: string[];
   /** CALLBACK_TIMEOUT_MS: bound on one callback attempt, from the host's resolution to the receiver's status. */
   callbackTimeoutMs: number;
+  /** PAGE: `on` serves the page for people at `GET /` (and its assets); `off` leaves the API alone (GET / is JSON). */
+  page: boolean;
   /**
    * SMTP_MAX_PER_MX: connections open to one MX host at most, for the whole cluster when processes share a PostgreSQL
    * (docs/decisions.md, "A cluster of processes").
@@ -141,6 +143,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (env.SMTP_PROXY && !/^socks5:\/\//i.test(env.SMTP_PROXY)) {
     throw new RangeError("Cannot read configuration: SMTP_PROXY must be a socks5://[user:pass@]host:port URL");
   }
+  const page = (env.PAGE || "on").toLowerCase();
+  if (page !== "on" && page !== "off") {
+    throw new RangeError(`Cannot read configuration: PAGE must be on or off, got "${env.PAGE}"`);
+  }
   const callbackAllowCidrs = list(env.CALLBACK_ALLOW_CIDRS);
   const callbackAllowHttpHosts = list(env.CALLBACK_ALLOW_HTTP_HOSTS);
   // Read now, so that a bad entry stops the start with its name rather than the first submission.
@@ -180,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     callbackAllowCidrs,
     callbackAllowHttpHosts,
     callbackTimeoutMs: integer(env, "CALLBACK_TIMEOUT_MS", 10_000, 1),
+    page: page === "on",
     smtpMaxPerMx: integer(env, "SMTP_MAX_PER_MX", 3, 1),
     smtpLeaseTtlMs: integer(env, "SMTP_LEASE_TTL_MS", 15_000, 300),
     jobBatchSize: integer(env, "JOB_BATCH_SIZE", 500, 1),

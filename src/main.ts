@@ -168,7 +168,11 @@ async function main(): Promise<void> {
             runner?.wake();
             if (args[2]?.callbackUrl !== undefined) callbacks?.wake();
           }),
-        submitAddresses: (...args) => jobs.submitAddresses(...args).finally(() => addressRunner?.wake()),
+        submitAddresses: (...args) =>
+          jobs.submitAddresses(...args).finally(() => {
+            addressRunner?.wake();
+            if (args[2]?.callbackUrl !== undefined) callbacks?.wake();
+          }),
       },
     };
     server = await serve(createApp(services), {

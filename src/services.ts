@@ -57,7 +57,13 @@ export interface JobQueue {
   submitAddresses(
     accountId: string,
     inputs: AddressInput[],
-    options?: { answers?: AddressVerification[]; table?: SubmittedTable; idempotency?: Idempotency },
+    options?: {
+      answers?: AddressVerification[];
+      table?: SubmittedTable;
+      idempotency?: Idempotency;
+      /** Gets a signed POST when the job ends (callbacks/). */
+      callbackUrl?: string;
+    },
   ): Promise<AcceptedJob>;
   /** An address job of the account (undefined for any other job, as for none). */
   readAddresses(

@@ -7,7 +7,15 @@
 import type { BanIndex } from "./index/ban_index.ts";
 import { cityWrittenFirst } from "./match/city_written_first.ts";
 import { checkHouseNumber, type NumberCheck } from "./match/house_number_check.ts";
-import { answer, choosePostcode, DeliveryNames, normalizedAddress, placeOnly } from "./match/output.ts";
+import {
+  answer,
+  choosePostcode,
+  type DeliveryName,
+  DeliveryNames,
+  normalizedAddress,
+  placeOnly,
+  streetAlone,
+} from "./match/output.ts";
 import {
   cityAlone,
   cityFromStreet,
@@ -31,11 +39,11 @@ import {
   searchTiers,
   streetQuery,
 } from "./match/search_order.ts";
-import { exactStreets, nameWordsOf, type StreetQuery, streetsNamedAs } from "./match/street_search.ts";
+import { exactStreets, nameWordsOf, type StreetHit, type StreetQuery, streetsNamedAs } from "./match/street_search.ts";
 import { countryOfPostcode, isFrance } from "./parse/country.ts";
 import { type ParsedAddress, parseAddress } from "./parse/parse_address.ts";
 import type { Reference } from "./reference/reference.ts";
-import type { AddressInput, AddressReason, AddressVerification } from "./types.ts";
+import type { AddressInput, AddressReason, AddressVerification, NormalizedAddress } from "./types.ts";
 
 export interface MatcherOptions {
   indexes: readonly BanIndex[];
@@ -133,6 +141,38 @@ export class AddressMatcher {
     named: this.#streetNamed,
   };
 
+  /**
+   * "Avenue du Maine, Paris": the street is in the 14th and the 15th, the postcode is missing and no number tells
+   * which. The street is named, with the city they share and without a postcode (`postcode` empty, the street's
+   * postcodes in `postcode_candidates`); the reasons already say what is missing (docs/decisions.md, "A street of
+   * several postcodes"). Null when its parts are delivered under different names: the city is not known either.
+   */
+  #streetOfSeveralPostcodes(
+    found: Found,
+    scoped: readonly ScopedTier[],
+    number: { text: string; suffix: string | null } | null = null,
+    hasNumber?: HasNumber,
+  ): NormalizedAddress | null {
+    const scopes = scoped.find((s) => s.tier === found.tier)?.scopes ?? [];
+    const postcodes = new Set<string>();
+    let delivery: DeliveryName | null = null;
+    for (const hit of streetsNamedAs(found.hit, scopes)) {
+      // With a number, the parts that list it.
+      if (number !== null && hasNumber !== undefined && !hasNumber(hit)) continue;
+      const insee = hit.index.communeCode(hit.street);
+      for (const postcode of hit.index.streetPostcodes(hit.street)) {
+        const name = this.#deliveryNames.get(postcode, insee);
+        if (delivery !== null && delivery.city !== name.city) return null;
+        delivery ??= name;
+        postcodes.add(postcode);
+      }
+    }
+    if (delivery === null) return null;
+    const candidates = [...postcodes].sort();
+    const postcode = candidates.length === 1 ? candidates[0]! : "";
+    return streetAlone(found.hit.index.streetName(found.hit.street), postcode, delivery, candidates, number);
+  }
+
   #match(input: AddressInput): Omit<AddressVerification, "duration_ms"> {
     // 1. Parse; what the parser cannot settle alone is settled against the reference.
     const p = parseAddress(input);
@@ -226,6 +266,18 @@ export class AddressMatcher {
     for (const r of found.tier.onFound) reasons.add(r);
     if (found.fuzzy || found.hit.cost > 0) reasons.add("street_corrected");
 
+    // "2 Place de la République, 08330 Vrigne aux Bois": the commune's former communes each have the street; the part
+    // under the postcode written, when it has the number, is the one meant (the search took the first with the number).
+    const { index: foundIndex, street: foundStreet } = found.hit;
+    if (
+      plan.postcode !== null &&
+      foundIndex.streetPostcode(foundStreet) !== plan.postcode &&
+      !foundIndex.streetPostcodes(foundStreet).has(plan.postcode)
+    ) {
+      const part = partUnderPostcode(found, plan.scoped, plan.postcode, hasNumber, num);
+      if (part !== null) found = { ...found, hit: part };
+    }
+
     // 4. The house number.
     let check: NumberCheck | null = null;
     if (num === null) reasons.add("missing_house_number");
@@ -243,11 +295,29 @@ export class AddressMatcher {
       reasons.add("postcode_corrected");
     if (p.cedexDepartement !== null && p.cedexPostcode !== postcode) reasons.add("postcode_corrected");
     // "rue de Rivoli, Paris": with no number to tell (none, or one the street does not have), a street of several
-    // communes of the tier has no one postcode.
+    // communes of the tier has no one postcode. Without a number the street is still named; with a number it does not
+    // have, the address is none of its parts'.
     const numberTells = check !== null && check.status !== "out_of_range";
-    if (!numberTells && inSeveralCommunes(found, plan.scoped)) return answer(reasons, null);
-    const city = this.#deliveryNames.get(postcode, index.communeCode(street));
-    return answer(reasons, normalizedAddress({ found: found.hit, num, check, postcode, city }));
+    if (!numberTells && inSeveralCommunes(found, plan.scoped))
+      return answer(
+        reasons,
+        num === null && reasons.has("missing_postcode") ? this.#streetOfSeveralPostcodes(found, plan.scoped) : null,
+      );
+    // The same in one commune of several postcodes, with none written and no number: the street's usual postcode
+    // would be a guess; and with a number listed in two former communes' parts of the street under two postcodes
+    // ("2 Place de la République, Vrigne aux Bois": 08330 and 08350), which the search took the first of.
+    if (reasons.has("missing_postcode")) {
+      const several =
+        num === null
+          ? index.streetPostcodes(street).size > 1 || partsElsewhere(found, plan.scoped, () => true).length > 0
+          : check?.row != null && partsElsewhere(found, plan.scoped, hasNumber).length > 0;
+      if (several) {
+        const number = num === null || check === null ? null : { text: String(num), suffix: check.suffix };
+        return answer(reasons, this.#streetOfSeveralPostcodes(found, plan.scoped, number, hasNumber));
+      }
+    }
+    const delivery = this.#deliveryNames.get(postcode, index.communeCode(street));
+    return answer(reasons, normalizedAddress({ found: found.hit, num, check, postcode, delivery }));
   }
 }
 
@@ -268,12 +338,58 @@ function numberWithinSameStreet(
   const commune = index.st.stCommune[street];
   const words = nameWordsOf(index.streetName(street));
   for (const hit of streetsNamedAs(found.hit, scopes)) {
-    // Another commune's part of this street: not another street of this commune that the key reads alike ("Rue sous
-    // les Vignes" beside "Rue des Vignes").
-    if (hit.index === index && hit.index.st.stCommune[hit.street] === commune) continue;
+    // Another commune's part of this street, or another former commune's of this one under the same name: not another
+    // street of this commune that the key reads alike ("Rue sous les Vignes" beside "Rue des Vignes").
+    if (hit.street === street && hit.index === index) continue;
+    if (
+      hit.index === index &&
+      hit.index.st.stCommune[hit.street] === commune &&
+      index.streetName(hit.street) !== index.streetName(street)
+    )
+      continue;
     if (nameWordsOf(hit.index.streetName(hit.street)) !== words) continue;
     const check = checkHouseNumber(hit.index, { street: hit.street, number: num, suffix });
     if (check.status !== "out_of_range") return { found: { ...found, hit }, check };
+  }
+  return null;
+}
+
+/** The other parts of the street found in its own commune (the same name as BAN writes it, another former commune's,
+ *  index/builder.ts) under another postcode, that `keep` accepts. */
+function partsElsewhere(found: Found, scoped: readonly ScopedTier[], keep: HasNumber): StreetHit[] {
+  const scopes = scoped.find((s) => s.tier === found.tier)?.scopes ?? [];
+  const { index, street } = found.hit;
+  const commune = index.st.stCommune[street];
+  const name = index.streetName(street);
+  const postcode = index.streetPostcode(street);
+  return streetsNamedAs(found.hit, scopes).filter(
+    (hit) =>
+      hit.index === index &&
+      hit.street !== street &&
+      index.st.stCommune[hit.street] === commune &&
+      index.streetPostcode(hit.street) !== postcode &&
+      index.streetName(hit.street) === name &&
+      keep(hit),
+  );
+}
+
+/** The same street (its name as BAN writes it) in the same commune, under `postcode` and with the number (or none
+ *  written): another former commune's part of it (index/builder.ts keeps them apart). */
+function partUnderPostcode(
+  found: Found,
+  scoped: readonly ScopedTier[],
+  postcode: string,
+  hasNumber: HasNumber,
+  num: number | null,
+): StreetHit | null {
+  const scopes = scoped.find((s) => s.tier === found.tier)?.scopes ?? [];
+  const { index, street } = found.hit;
+  const commune = index.st.stCommune[street];
+  const name = index.streetName(street);
+  for (const hit of streetsNamedAs(found.hit, scopes)) {
+    if (hit.index !== index || hit.street === street || index.st.stCommune[hit.street] !== commune) continue;
+    if (index.streetName(hit.street) !== name || !index.streetPostcodes(hit.street).has(postcode)) continue;
+    if (num === null || hasNumber(hit)) return hit;
   }
   return null;
 }

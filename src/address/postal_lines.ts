@@ -19,21 +19,25 @@ export function postalLine4(
   return abbreviateStreet(parts.join(" "), { maxLength: POSTAL_LINE_MAX }).trim();
 }
 
-/** Line 6 (`75001 PARIS`). */
-export function postalLine6(address: Pick<NormalizedAddress, "postcode" | "city">): string {
-  return abbreviateStreet(`${address.postcode} ${address.city}`, { maxLength: POSTAL_LINE_MAX }).trim();
+/** Line 6 (`75001 PARIS`): the delivery name La Poste prints when it is given ("31330 GRENADE SUR GARONNE", where
+ *  the city is the commune's name, Grenade), else the city's. */
+export function postalLine6(
+  address: Pick<NormalizedAddress, "postcode" | "city">,
+  acheminement?: string | null,
+): string {
+  return abbreviateStreet(`${address.postcode} ${acheminement ?? address.city}`, { maxLength: POSTAL_LINE_MAX }).trim();
 }
 
 /** The normalized address with its INSEE code, BAN id and postal lines added. */
 export function withPostalExtras(
   address: NormalizedAddress,
-  ids: { insee: string | null; banId: string | null },
+  ids: { insee: string | null; banId: string | null; acheminement?: string | null },
 ): NormalizedAddress {
   return {
     ...address,
     insee_code: ids.insee,
     ban_id: ids.banId,
     postal_line_4: postalLine4(address),
-    postal_line_6: postalLine6(address),
+    postal_line_6: postalLine6(address, ids.acheminement),
   };
 }

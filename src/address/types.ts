@@ -32,6 +32,9 @@ export interface NormalizedAddress {
   postal_line_4?: string | null;
   /** NF Z 10-011 line 6: postcode and delivery name. */
   postal_line_6?: string;
+  /** The street's postcodes when no number tells which is the address's (`postcode` is then empty): only on a street
+   *  named without one postcode. */
+  postcode_candidates?: string[];
 }
 
 export interface AddressVerification {

@@ -5,7 +5,7 @@
 // be sent twice when a process dies after the receiver answered and before the answer was written, so receivers
 // treat a second call for the same job_id as the same news.
 //
-// The body is the job read without its results (GET /v1/jobs/{id} minus `results` and `callback`), plus `poll`, the
+// The body is the job read (email or address job alike) without its results (GET /v1/jobs/{id} minus `results` and `callback`), plus `poll`, the
 // URL the results are read at: what Kickbox's batch callback and ZeroBounce's return_url send, a notice with the
 // counts, not the results, so that it stays small whatever the job's size and the results are read with the same
 // key and rules as by polling.
@@ -15,6 +15,7 @@ import type { Logger } from "../log.ts";
 import type { MxResolver } from "../email/net/mx_resolver.ts";
 import type { Sql } from "../store/db.ts";
 import { createJobStore } from "../jobs/job_store.ts";
+import { createAddressJobStore } from "../jobs/address_job_store.ts";
 import { createCallbackStore, type AttemptOutcome, type DueCallback } from "./callback_store.ts";
 import { hostOf, type CallbackPolicy } from "./callback_target.ts";
 import { postCallback } from "./post_callback.ts";
@@ -82,6 +83,7 @@ export function startCallbackDeliverer(options: CallbackDelivererOptions): Callb
   const leaseMs = timeoutMs + 30_000;
   const store = createCallbackStore(sql);
   const jobs = createJobStore(sql);
+  const addressJobs = createAddressJobStore(sql);
   const secrets = createCallbackSecretStore(sql);
   const stopping = new AbortController();
   let timer: NodeJS.Timeout | undefined;
@@ -101,7 +103,10 @@ export function startCallbackDeliverer(options: CallbackDelivererOptions): Callb
   /** What the attempt came to, to be recorded. */
   async function attempt(callback: DueCallback): Promise<AttemptOutcome> {
     const retryInMs = callbackRetryDelay(callback.attempts, retry);
-    const job = await jobs.read(callback.accountId, callback.jobId, { limit: 0 });
+    // An address job first, else an email job, as the job read route asks (the email read does not tell kinds apart).
+    const job =
+      (await addressJobs.read(callback.accountId, callback.jobId, { limit: 0 })) ??
+      (await jobs.read(callback.accountId, callback.jobId, { limit: 0 }));
     if (job === undefined)
       return { delivered: false, status: null, error: "the job has expired", final: true, retryInMs };
     const { results: _results, callback: _callback, ...notice } = job;

@@ -14,6 +14,8 @@ import { createRouter, type Route } from "./router.ts";
 import { errorPage } from "./routes/error_pages.ts";
 import { healthz, readyzRoute } from "./routes/health.ts";
 import { homeRoute } from "./routes/home.ts";
+import { pageAssets } from "./routes/page_assets.ts";
+import { serviceVersion } from "../version.ts";
 import { metricsRoute } from "./routes/metrics.ts";
 import { createMetrics } from "../metrics/metrics.ts";
 import { readJobRoute } from "./routes/read_job.ts";
@@ -52,6 +54,15 @@ function requestLine(scope: RequestScope, method: string, route: string, status:
   return { request_id: scope.id, method, route, status, ms, account: scope.account, key_prefix: scope.keyPrefix };
 }
 
+/** The départements answered now: the index's own list once it has one, else those configured and not missing. */
+function indexedDepartements(services: Services): readonly string[] {
+  const { address, config } = services;
+  const index = typeof address.index === "object" ? address.index : undefined;
+  if (index !== undefined) return index.departements;
+  const missing = new Set(Array.isArray(address.missing) ? address.missing : []);
+  return address.ready === true ? config.banDepartements.filter((d) => !missing.has(d)) : [];
+}
+
 export interface App {
   fetch(request: Request): Promise<Response>;
   /**
@@ -68,6 +79,7 @@ export function createApp(services: Services): App {
   // Read at call time: a server on port 0 learns its public URL only once it listens.
   const errorsBase = () => `${config.publicUrl}/errors`;
   let openapi: string | undefined;
+  const page = config.page ? pageAssets() : undefined;
   const routes: Route[] = [
     { method: "POST", pattern: "/v1/email", handler: verifyEmailRoute(services) },
     { method: "POST", pattern: "/v1/address", handler: verifyAddressRoute(services) },
@@ -87,7 +99,22 @@ export function createApp(services: Services): App {
         }),
     },
     { method: "GET", pattern: "/errors/:slug", handler: errorPage },
-    { method: "GET", pattern: "/", handler: homeRoute({ publicUrl: () => config.publicUrl, describe: buildOpenApi }) },
+    {
+      method: "GET",
+      pattern: "/",
+      handler: homeRoute({
+        publicUrl: () => config.publicUrl,
+        describe: buildOpenApi,
+        about: () => ({ version: serviceVersion(), departements: indexedDepartements(services) }),
+        page,
+      }),
+    },
+    ...(page === undefined
+      ? []
+      : [
+          { method: "GET", pattern: "/assets/:name", handler: page.file },
+          { method: "GET", pattern: "/assets/swagger-ui/:name", handler: page.renderer },
+        ]),
     { method: "GET", pattern: "/healthz", handler: healthz },
     { method: "GET", pattern: "/readyz", handler: readyzRoute(services) },
     { method: "GET", pattern: "/metrics", handler: metricsRoute({ metrics, token: () => config.metricsToken }) },

@@ -2,78 +2,101 @@
 // trusts the types it receives.
 import * as v from "valibot";
 import { HttpError, type ProblemSlug } from "./errors.ts";
-import { requestBytes } from "./light.ts";
+import { requestBytes, requestChunks } from "./light.ts";
 
 export const SINGLE_BODY_LIMIT = 64 * 1024;
 export const BULK_BODY_LIMIT = 2 * 1024 * 1024;
 /**
  * A bulk address file: 100,000 rows (the default address_batch_max) of a long French address with a few columns of
- * the user's take 20 MB or so; 48 MiB leaves room for wide files. Read whole, so only this route's requests may be
- * this large (serve.ts asks bodyLimitOf()).
+ * the user's take 20 MB or so; 48 MiB leaves room for wide files. Read as it arrives (never held whole), its rows
+ * counted against the plan's limit on the way.
  */
 export const ADDRESS_BULK_BODY_LIMIT = 48 * 1024 * 1024;
 export const ADDRESS_BULK_PATH = "/v1/address/bulk";
 
-/** The most bytes a request to this target may send: the bulk address route's own ceiling, else the bulk cap. */
-export function bodyLimitOf(target: string): number {
+export const EMAIL_BULK_PATH = "/v1/email/bulk";
+
+/** Bulk uploads: read by their route as they arrive, once the caller is admitted (serve.ts hands the stream over). */
+export function isStreamedTarget(target: string): boolean {
   const path = target.split("?", 1)[0];
-  return path === ADDRESS_BULK_PATH ? ADDRESS_BULK_BODY_LIMIT : BULK_BODY_LIMIT;
+  return path === ADDRESS_BULK_PATH || path === EMAIL_BULK_PATH;
 }
 
 function mediaTypeOf(request: Request): string {
   return (request.headers.get("content-type") ?? "").split(";", 1)[0].trim().toLowerCase();
 }
 
-/** Media types some route reads besides JSON, through its own decoder (ReadJsonOptions.decoders): bulk takes CSV. */
-const DECODED_MEDIA_TYPES: ReadonlySet<string> = new Set(["text/csv"]);
+/** The media types a route reads: JSON, and those of its decoders (ReadJsonOptions.streamed), JSON first. */
+export function acceptedMediaTypes(options: Pick<ReadJsonOptions, "streamed">): string[] {
+  return ["application/json", ...Object.keys(options.streamed ?? {}).filter((t) => t !== "application/json")];
+}
 
-function unsupported(request: Request): HttpError {
+/** 415, naming every media type the route reads (the problem's `accepted` member lists them). */
+function unsupported(request: Request, accepted: readonly string[]): HttpError {
   const mediaType = mediaTypeOf(request);
+  const listed = accepted.length === 1 ? accepted[0] : `one of ${accepted.join(", ")}`;
   return new HttpError(
     "unsupported-media-type",
     request.headers.get("content-type")
-      ? `Cannot read body: content type ${mediaType} is not application/json`
-      : "Cannot read body: Content-Type must be application/json",
+      ? `Cannot read body: content type ${mediaType} is not ${listed}`
+      : `Cannot read body: Content-Type must be ${listed}`,
+    { extensions: { accepted: [...accepted] } },
   );
 }
 
-/** 415 unless JSON, or a media type some route decodes (readJson then refuses it where no decoder is given). */
-export function assertJsonContentType(request: Request): void {
-  const mediaType = mediaTypeOf(request);
-  if (mediaType !== "application/json" && !DECODED_MEDIA_TYPES.has(mediaType)) throw unsupported(request);
+/** 415 unless the body is of a media type the route reads (JSON unless `accepted` says more). */
+export function assertJsonContentType(request: Request, accepted: readonly string[] = ["application/json"]): void {
+  if (!accepted.includes(mediaTypeOf(request))) throw unsupported(request, accepted);
 }
+
+/** A decoder of a body read as it arrives: its chunks (within the route's byte cap) and the request's headers. */
+export type StreamedDecoder = (chunks: AsyncIterable<Uint8Array>, request: Request) => Promise<unknown>;
 
 export interface ReadJsonOptions {
   limit: number;
   /** The problem an oversized body gets: invalid-request on single calls, batch-too-large on bulk. */
   oversized: ProblemSlug;
-  /** Other media types this route reads: each decoder turns the body into the object its schema validates. */
-  decoders?: Readonly<Record<string, (bytes: Uint8Array) => unknown>>;
+  /**
+   * Media types this route reads as the body arrives (bulk uploads), JSON included when given: each decoder turns
+   * the body into the object its schema validates, never holding its bytes whole.
+   */
+  streamed?: Readonly<Record<string, StreamedDecoder>>;
 }
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+function tooLarge(limit: number, oversized: ProblemSlug): HttpError {
+  return new HttpError(
+    oversized,
+    `Cannot read body: it exceeds ${limit} bytes`,
+    oversized === "batch-too-large" ? { extensions: { limit_bytes: limit } } : {},
+  );
+}
+
+/** The body's chunks, refused with `oversized` once more than `limit` bytes have come. */
+async function* capped(request: Request, limit: number, oversized: ProblemSlug): AsyncGenerator<Uint8Array> {
+  let size = 0;
+  for await (const chunk of requestChunks(request)) {
+    size += chunk.byteLength;
+    if (size > limit) throw tooLarge(limit, oversized);
+    yield chunk;
+  }
+}
 
 export async function readJson<S extends v.GenericSchema>(
   request: Request,
   schema: S,
   options: ReadJsonOptions,
 ): Promise<v.InferOutput<S>> {
-  const { limit, oversized, decoders = {} } = options;
+  const { limit, oversized, streamed = {} } = options;
   const mediaType = mediaTypeOf(request);
-  const decode =
-    mediaType === "application/json" ? undefined : Object.hasOwn(decoders, mediaType) ? decoders[mediaType] : null;
-  if (decode === null) throw unsupported(request);
-  const bytes = await requestBytes(request);
-  if (bytes.byteLength > limit) {
-    throw new HttpError(
-      oversized,
-      `Cannot read body: it exceeds ${limit} bytes`,
-      oversized === "batch-too-large" ? { extensions: { limit_bytes: limit } } : {},
-    );
-  }
+  const accepted = acceptedMediaTypes(options);
+  if (!accepted.includes(mediaType)) throw unsupported(request, accepted);
   let data: unknown;
-  if (decode !== undefined) data = decode(bytes);
+  if (Object.hasOwn(streamed, mediaType)) data = await streamed[mediaType]!(capped(request, limit, oversized), request);
   else {
+    const bytes = await requestBytes(request);
+    if (bytes.byteLength > limit) throw tooLarge(limit, oversized);
     try {
       data = JSON.parse(UTF8.decode(bytes));
     } catch (error) {

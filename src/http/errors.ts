@@ -42,7 +42,7 @@ export const PROBLEM_TYPES = {
     status: 400,
     title: "Request could not be served as sent",
     explanation:
-      "The request is well formed but cannot be served as sent. With a test key, only the reserved inputs are answered; on bulk, an Idempotency-Key sent before with another list cannot name this one: see detail.",
+      "The request is well formed but cannot be served as sent: see detail. A test key answers only the reserved test inputs (<local part>@vrai.test, the 00000 Testville addresses), and a live key answers everything but them: an input of the other kind, anywhere in the request or list, refuses the whole request, and `errors` names each such row (its JSON member, or `line N` of a CSV file, also given in `line` for the first). On bulk, an Idempotency-Key sent before with another list cannot name this one.",
   },
   "rate-limit-exceeded": {
     status: 429,
@@ -98,7 +98,8 @@ export const PROBLEM_TYPES = {
   "unsupported-media-type": {
     status: 415,
     title: "Unsupported media type",
-    explanation: "Request bodies must be JSON, sent with Content-Type: application/json.",
+    explanation:
+      "Request bodies must be JSON, sent with Content-Type: application/json; the bulk endpoints also read a CSV file (text/csv) or a form with one CSV file part (multipart/form-data). The problem's accepted member lists the endpoint's types.",
   },
 } as const satisfies Record<string, ProblemType>;
 

@@ -4,6 +4,7 @@
 // see the web surface they use (method, url, headers.get, signal, arrayBuffer/json/text), the same technique as
 // Hono's node adapter; code that is given a real Request or Response (tests, other adapters) works unchanged.
 import type { IncomingHttpHeaders } from "node:http";
+import type { Readable } from "node:stream";
 
 /** Read-only Headers over node's parsed header object (names already lower-case). */
 class NodeHeaders {
@@ -32,6 +33,11 @@ export class LightRequest {
     private readonly rawBody: Buffer | undefined,
     /** The client's address as the socket reports it (not a header): what failed authentications are counted by. */
     readonly remoteAddress: string | undefined = undefined,
+    /**
+     * The body still unread, for the routes that read it as it arrives (bulk uploads, body.ts STREAMED_PATHS): it is
+     * never held whole, and is only read once the caller is admitted.
+     */
+    private readonly bodyStream: Readable | undefined = undefined,
   ) {
     this.headers = new NodeHeaders(headers) as unknown as Headers;
   }
@@ -56,7 +62,17 @@ export class LightRequest {
     return JSON.parse(await this.text());
   }
   bytes(): Uint8Array {
+    if (this.bodyStream !== undefined) throw new TypeError("Cannot read the body whole: it is read as it arrives");
     return this.rawBody ?? new Uint8Array(0);
+  }
+  /** The body as it arrives: the stream of a streamed request, else the bytes read already. */
+  async *chunks(): AsyncGenerator<Uint8Array> {
+    if (this.bodyStream === undefined) {
+      const bytes = this.bytes();
+      if (bytes.byteLength > 0) yield bytes;
+      return;
+    }
+    for await (const chunk of this.bodyStream) yield chunk as Uint8Array;
   }
 }
 
@@ -85,6 +101,16 @@ export class LightResponse {
   }
 }
 
+/** The body as it arrives, from a LightRequest (streamed or read), from any other Request through its stream. */
+export async function* requestChunks(request: Request): AsyncGenerator<Uint8Array> {
+  if (request instanceof LightRequest) {
+    yield* request.chunks();
+    return;
+  }
+  if (request.body === null) return;
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) yield chunk;
+}
+
 /** The bytes of a request body, from a LightRequest without copying, from any other Request through its stream. */
 export async function requestBytes(request: Request): Promise<Uint8Array> {
   if (request instanceof LightRequest) return request.bytes();
@@ -101,4 +127,18 @@ export function pathnameOf(url: string): string {
   if (start < 0) return "/";
   const end = url.indexOf("?", start);
   return end < 0 ? url.slice(start) : url.slice(start, end);
+}
+
+/** Answers made to be written as they are produced (serve.ts), never held whole: a job's CSV results. */
+const STREAMED = new WeakSet<Response>();
+
+/** A Response whose body serve.ts writes chunk by chunk, without a Content-Length, as the client takes it. */
+export function streamedResponse(body: ReadableStream<Uint8Array>, init: ResponseInit): Response {
+  const response = new Response(body, init);
+  STREAMED.add(response);
+  return response;
+}
+
+export function isStreamedResponse(response: Response): boolean {
+  return STREAMED.has(response);
 }

@@ -129,9 +129,32 @@ const CSV_REQUEST = {
       "a header row. The address column is the one named email (any case, or e-mail, mail, courriel), else the only " +
       "column holding addresses; the other columns are kept with each row and given back by the CSV read of the job. " +
       "The JSON rules apply (5000 rows at most and the plan's batch_max, deduplication, quota at submission); a row " +
-      "that cannot be read, or no address column, is a 400 invalid-request whose `line` member names the line.",
+      "that cannot be read, or no address column, is a 400 invalid-request whose `line` member names the line. Read " +
+      "as it arrives: a file with more rows than the plan allows is a 413 as soon as the first row too many is read.",
   },
 };
+/**
+ * A form upload (an extension, as HTML upload forms send files): one file part holding the CSV file, read as the
+ * text/csv body is; a callback_url field stands for the query parameter.
+ */
+function formRequest(csvExample: string) {
+  return {
+    schema: {
+      type: "object",
+      description:
+        "multipart/form-data with one file part (any field name) holding the CSV file, read as the text/csv body " +
+        "is, as it arrives. Other text fields are ignored, except callback_url, which stands for the query " +
+        "parameter (sent before the file part). A form without a file part, or with several, is a 400.",
+      properties: {
+        file: { type: "string", format: "binary", description: "The CSV file." },
+        callback_url: { type: "string", format: "uri", maxLength: 2048 },
+      },
+      required: ["file"],
+    },
+    encoding: { file: { contentType: "text/csv" } },
+    example: { file: csvExample },
+  };
+}
 const PAGE_PARAMETERS = [
   {
     name: "offset",
@@ -229,6 +252,16 @@ function schemas() {
     properties: { ...noticeProperties, poll: { type: "string", format: "uri" } },
     required: [...(job.required ?? []).filter((name) => name !== "results"), "poll"],
   };
+  const addressJob = defs.AddressJob as { properties: Record<string, unknown>; required?: string[] };
+  const { results: _addressResults, callback: _addressCallback, ...addressNotice } = addressJob.properties;
+  (defs as Record<string, unknown>).AddressCallbackNotice = {
+    type: "object",
+    description:
+      "The body of an address job's completion callback: the job as GET /v1/jobs/{id} reads it, without results, " +
+      "and poll, the URL the results are read at (with the same key).",
+    properties: { ...addressNotice, poll: { type: "string", format: "uri" } },
+    required: [...(addressJob.required ?? []).filter((name) => name !== "results"), "poll"],
+  };
   return defs;
 }
 
@@ -260,7 +293,9 @@ function componentSchemas(): Record<string, unknown> {
   return defs;
 }
 
-const ref = (name: keyof typeof DEFINITIONS | "CallbackNotice") => ({ $ref: `#/components/schemas/${name}` });
+const ref = (name: keyof typeof DEFINITIONS | "CallbackNotice" | "AddressCallbackNotice") => ({
+  $ref: `#/components/schemas/${name}`,
+});
 
 function problemResponse(
   publicUrl: string,
@@ -295,7 +330,10 @@ function verificationErrors(publicUrl: string, extra: Record<string, unknown> = 
 }
 
 /** The POST a job's callback_url receives when the job ends (callbacks/deliverer.ts). */
-function jobEndedCallback() {
+function jobEndedCallback(
+  notice: "CallbackNotice" | "AddressCallbackNotice" = "CallbackNotice",
+  example: unknown = callbackExamples().notice,
+) {
   return {
     post: {
       summary: "The job ended (completed or failed)",
@@ -306,7 +344,7 @@ function jobEndedCallback() {
       parameters: [SIGNATURE_PARAMETER],
       requestBody: {
         required: true,
-        content: { "application/json": { schema: ref("CallbackNotice"), example: callbackExamples().notice } },
+        content: { "application/json": { schema: ref(notice), example } },
       },
       // No bearer: the receiver tells vrai's call by its Vrai-Signature header.
       security: [],
@@ -340,6 +378,30 @@ function callbackSecretOperation(publicUrl: string, options: { operationId: stri
   };
 }
 
+/** What each key answers, on every operation that takes inputs (http/test_inputs.ts). */
+const TEST_INPUTS_RULE =
+  "A test key (vrai_test_…) answers only the reserved test inputs, offline and free, and a live key answers " +
+  "everything but them: an input of the other kind is a 400 request-failed naming it (in a list: the first such row, " +
+  "and every one in `errors`), and nothing is answered or charged.";
+
+/** The 202 of a bulk submission: the job, and where to poll it. */
+function jobAcceptedResponse(accepted: Examples & { reserved: { value: { poll: string } } }) {
+  return {
+    description: "Job accepted; poll it at Location.",
+    headers: {
+      Location: {
+        description: "URL of the job.",
+        schema: { type: "string", format: "uri" },
+        example: accepted.reserved.value.poll,
+      },
+      ...RATE_HEADERS,
+      ...QUOTA_HEADERS,
+      ...IDEMPOTENT_REPLAYED,
+    },
+    content: { "application/json": { schema: ref("JobAccepted"), examples: accepted } },
+  };
+}
+
 interface VerificationOptions {
   operationId: string;
   summary: string;
@@ -356,9 +418,7 @@ function verification(publicUrl: string, options: VerificationOptions) {
     post: {
       operationId,
       summary,
-      description:
-        "A test key (vrai_test_…) answers only the reserved inputs of the examples, offline and free; any other " +
-        "input is a 400 request-failed.",
+      description: `The reserved test inputs are those of the examples. ${TEST_INPUTS_RULE}`,
       tags: [tag],
       security: [{ bearer: [] }],
       ...(preferWait ? { parameters: [PREFER_WAIT] } : {}),
@@ -422,7 +482,8 @@ function describeApi(publicUrl: string) {
         "Is this contact data real? Email, French postal address, signup and bulk email verification, each answer " +
         "with its reasons. Every failure is an RFC 9457 problem document whose `type` links a page explaining it " +
         "(`/errors/<slug>`). Test keys (vrai_test_…) answer the reserved inputs shown in the examples: " +
-        "`<local part>@vrai.test` for email, `00000 Testville` lines for addresses.",
+        "`<local part>@vrai.test` for email, `00000 Testville` lines for addresses; a live key is refused them " +
+        "(400 request-failed), and a test key anything else.",
     },
     servers: [serverOf(publicUrl)],
     components: {
@@ -463,6 +524,7 @@ function describeApi(publicUrl: string) {
         post: {
           operationId: "submitBulkEmail",
           summary: "Submit up to 5000 email addresses for asynchronous verification",
+          description: TEST_INPUTS_RULE,
           tags: ["email"],
           security: [{ bearer: [] }],
           parameters: [IDEMPOTENCY_KEY, CALLBACK_URL_QUERY],
@@ -474,23 +536,13 @@ function describeApi(publicUrl: string) {
                 ...CSV_REQUEST,
                 example: `email,name\r\n${RESERVED_EMAILS.map((e, i) => `${e},Person ${i + 1}`).join("\r\n")}\r\n`,
               },
+              "multipart/form-data": formRequest(
+                `email,name\r\n${RESERVED_EMAILS.map((e, i) => `${e},Person ${i + 1}`).join("\r\n")}\r\n`,
+              ),
             },
           },
           responses: {
-            "202": {
-              description: "Job accepted; poll it at Location.",
-              headers: {
-                Location: {
-                  description: "URL of the job.",
-                  schema: { type: "string", format: "uri" },
-                  example: bulk.accepted.reserved.value.poll,
-                },
-                ...RATE_HEADERS,
-                ...QUOTA_HEADERS,
-                ...IDEMPOTENT_REPLAYED,
-              },
-              content: { "application/json": { schema: ref("JobAccepted"), examples: bulk.accepted } },
-            },
+            "202": jobAcceptedResponse(bulk.accepted),
             ...verificationErrors(publicUrl, {
               "413": problemResponse(publicUrl, ["batch-too-large"], AFTER_ADMISSION),
             }),
@@ -515,12 +567,11 @@ function describeApi(publicUrl: string) {
             "once trimmed and in any case are verified once. One unit of the address quota per distinct row, " +
             "charged at submission (402 when the quota cannot cover the whole list, nothing charged). A job holds " +
             "at most the plan's address_batch_max rows (100,000 by default): a larger list is a 413 naming the " +
-            "limit (`npm run verify` splits a file into several jobs). A test key (vrai_test_…) answers only the " +
-            "reserved addresses, offline.",
+            `limit (\`npm run verify\` splits a file into several jobs). ${TEST_INPUTS_RULE}`,
           tags: ["address"],
           "x-vrai-extension": "address-bulk",
           security: [{ bearer: [] }],
-          parameters: [IDEMPOTENCY_KEY],
+          parameters: [IDEMPOTENCY_KEY, CALLBACK_URL_QUERY],
           requestBody: {
             required: true,
             content: {
@@ -535,30 +586,26 @@ function describeApi(publicUrl: string) {
                     "ville/commune/city, pays/country (any case, accents ignored), or both (fields stand over the " +
                     "line). A complement column is kept but not matched. Every other column is kept with its row " +
                     "and given back, before the answer's columns, by the CSV read of the job. A row that cannot be " +
-                    "read, or no address column, is a 400 invalid-request whose `line` member names the line.",
+                    "read, or no address column, is a 400 invalid-request whose `line` member names the line. " +
+                    "Read as it arrives (never held whole): more rows than address_batch_max is a 413 as soon as " +
+                    "the first row too many is read.",
                 },
                 example: addressBulk.csvRequest,
               },
+              "multipart/form-data": formRequest(addressBulk.csvRequest),
             },
           },
           responses: {
-            "202": {
-              description: "Job accepted; poll it at Location.",
-              headers: {
-                Location: {
-                  description: "URL of the job.",
-                  schema: { type: "string", format: "uri" },
-                  example: addressBulk.accepted.reserved.value.poll,
-                },
-                ...RATE_HEADERS,
-                ...QUOTA_HEADERS,
-                ...IDEMPOTENT_REPLAYED,
-              },
-              content: { "application/json": { schema: ref("JobAccepted"), examples: addressBulk.accepted } },
-            },
+            "202": jobAcceptedResponse(addressBulk.accepted),
             ...verificationErrors(publicUrl, {
               "413": problemResponse(publicUrl, ["batch-too-large"], AFTER_ADMISSION),
             }),
+          },
+          callbacks: {
+            jobEnded: {
+              "{$request.body#/callback_url}": jobEndedCallback("AddressCallbackNotice", addressBulk.notice),
+              "{$request.query.callback_url}": jobEndedCallback("AddressCallbackNotice", addressBulk.notice),
+            },
           },
         },
       },

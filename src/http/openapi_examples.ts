@@ -5,7 +5,8 @@ import type { Verdict } from "../email/types.ts";
 import { combineSignup } from "../signup/combine.ts";
 import { RESERVED_ADDRESS_LINES, testAddressAnswer } from "../testmode/address.ts";
 import { RESERVED_EMAILS, testEmailAnswer } from "../testmode/email.ts";
-import { PROBLEM_TYPES, type ProblemSlug } from "./errors.ts";
+import { HttpError, PROBLEM_TYPES, type ProblemSlug } from "./errors.ts";
+import { assertInputsFitKey, EMAIL_INPUTS, listPlaces } from "./test_inputs.ts";
 import {
   ADDRESS_INPUT_COLUMNS,
   ADDRESS_RESULT_COLUMNS,
@@ -227,6 +228,21 @@ interface ProblemExample {
 /** The invalid-request example: what `{"mail": "deliverable@vrai.test"}` is answered on POST /v1/email. */
 export const MISSPELT_MEMBER_BODY = { mail: "deliverable@vrai.test" };
 
+/** The request-failed examples: what a test key is answered for these on POST /v1/email and POST /v1/email/bulk. */
+export const NOT_RESERVED_EMAIL = "jane@example.com";
+export const NOT_RESERVED_BATCH = { emails: ["deliverable@vrai.test", "jane@example.com", "bob@example.org"] };
+
+/** The detail and members of the refusal `refuse` throws, as the route writes them. */
+function refusalOf(refuse: () => void): Pick<ProblemExample, "detail" | "extensions"> {
+  try {
+    refuse();
+  } catch (error) {
+    if (error instanceof HttpError) return { detail: error.detail, extensions: error.extensions };
+    throw error;
+  }
+  throw new RangeError("Cannot build OpenAPI example: the input was not refused");
+}
+
 /** One or more examples per problem slug, with the detail the service writes. */
 const PROBLEM_EXAMPLES: Record<ProblemSlug, Record<string, ProblemExample>> = {
   "invalid-metrics-token": {
@@ -272,7 +288,21 @@ const PROBLEM_EXAMPLES: Record<ProblemSlug, Record<string, ProblemExample>> = {
   "request-failed": {
     "request-failed": {
       summary: "A test key with an input that is not reserved",
-      detail: `Cannot verify with a test key: only the reserved addresses are answered (${RESERVED_EMAILS.join(", ")})`,
+      ...refusalOf(() =>
+        assertInputsFitKey("test", EMAIL_INPUTS, [NOT_RESERVED_EMAIL], () => ({ member: "email" }), "verify"),
+      ),
+    },
+    "request-failed-batch": {
+      summary: "A test key with a list holding rows that are not reserved (POST /v1/email/bulk)",
+      ...refusalOf(() =>
+        assertInputsFitKey("test", EMAIL_INPUTS, NOT_RESERVED_BATCH.emails, listPlaces("emails"), "accept batch"),
+      ),
+    },
+    "request-failed-live-key": {
+      summary: "A live key with a reserved test input",
+      ...refusalOf(() =>
+        assertInputsFitKey("live", EMAIL_INPUTS, [RESERVED_EMAILS[0]!], () => ({ member: "email" }), "verify"),
+      ),
     },
   },
   "rate-limit-exceeded": {
@@ -363,9 +393,23 @@ export function addressBulkExamples(publicUrl: string) {
   const answers = inputs.map((input) => addressAnswer(input));
   const summary = Object.fromEntries(ADDRESS_VERDICTS.map((v) => [v, 0])) as Record<string, number>;
   for (const answer of answers) summary[answer.verdict]! += 1;
+  const ended = {
+    job_id: EXAMPLE_JOB_ID,
+    kind: "address",
+    status: "completed",
+    total: answers.length,
+    processed: answers.length,
+    created_at: "2026-01-01T10:00:00.000Z",
+    expires_at: "2026-01-03T10:00:00.000Z",
+    summary,
+  };
   return {
     request: {
       reserved: { summary: `Every reserved address (${TEST_KEY_NOTE})`, value: { addresses: inputs } },
+      callback: {
+        summary: "With a completion callback: a signed POST to callback_url when the job ends",
+        value: { addresses: inputs, callback_url: "https://hooks.example.com/vrai" },
+      },
     } satisfies Examples,
     csvRequest: `id;adresse\r\n${RESERVED_ADDRESS_LINES.map((line, i) => `${i + 1};${line}`).join("\r\n")}\r\n`,
     accepted: {
@@ -383,18 +427,10 @@ export function addressBulkExamples(publicUrl: string) {
     } satisfies Examples,
     job: {
       summary: "An address job once completed",
-      value: {
-        job_id: EXAMPLE_JOB_ID,
-        kind: "address",
-        status: "completed",
-        total: answers.length,
-        processed: answers.length,
-        created_at: "2026-01-01T10:00:00.000Z",
-        expires_at: "2026-01-03T10:00:00.000Z",
-        summary,
-        results: answers.map((answer, i) => ({ ...answer, row: i + 1 })),
-      },
+      value: { ...ended, results: answers.map((answer, i) => ({ ...answer, row: i + 1 })) },
     },
+    // Its completion callback: the job read without results, and where they are read.
+    notice: { ...ended, poll: `https://vrai.example.com/v1/jobs/${EXAMPLE_JOB_ID}` },
     csv: csvLines([
       [...ADDRESS_INPUT_COLUMNS, ...ADDRESS_RESULT_COLUMNS],
       ...inputs.map((input, i) => [...addressInputCells(input), ...addressResultCells(answers[i]!)]),

@@ -107,6 +107,7 @@ export const AddressBulkRequestSchema = v.object({
         "verified and charged once.",
     ),
   ),
+  callback_url: CallbackUrlSchema,
 });
 
 export const JobIdSchema = v.pipe(v.string(), v.uuid(), v.description("Job id (uuid)."));
@@ -171,6 +172,16 @@ export const NormalizedAddressSchema = v.object({
     v.pipe(
       v.string(),
       v.description("Extension: NF Z 10-011 line 6: postcode and delivery name, as line 4 is written."),
+    ),
+  ),
+  postcode_candidates: v.optional(
+    v.pipe(
+      v.array(v.string()),
+      v.description(
+        "Extension: the postcodes of a street named without a house number that tells which is the address's " +
+          '("Avenue du Maine, Paris": ["75014", "75015"]); `postcode` is then empty, `line` leaves it out and the ' +
+          "reasons include missing_postcode. Absent otherwise.",
+      ),
     ),
   ),
 });
@@ -280,6 +291,7 @@ export const AddressJobSchema = v.pipe(
     created_at: v.pipe(v.string(), v.isoTimestamp()),
     expires_at: v.pipe(v.string(), v.isoTimestamp()),
     failure_reason: v.optional(v.string()),
+    callback: v.optional(JobCallbackSchema),
     summary: v.pipe(
       v.object(
         Object.fromEntries(ADDRESS_VERDICTS.map((verdict) => [verdict, v.pipe(v.number(), v.integer())])) as Record<
@@ -324,13 +336,28 @@ export const ProblemSchema = v.pipe(
         v.array(ValidationErrorSchema),
         v.description(
           "400 invalid-request: every failing member (at most 50; `detail` repeats the first five). With the " +
-            "failures, members the endpoint does not know are named as unexpected: a valid request ignores them.",
+            "failures, members the endpoint does not know are named as unexpected: a valid request ignores them. " +
+            "400 request-failed for inputs that do not fit the key (a test key given an input that is not a " +
+            "reserved test input, a live key given one that is): every such input (at most 50; `detail` names the " +
+            "first), as its member (`email`, `emails[3]`, `address`, `(body)`) or `line N` of a CSV body.",
         ),
       ),
     ),
-    line: Count("400 invalid-request on a CSV bulk body: the line that cannot be read."),
+    line: Count(
+      "400 on a CSV bulk body: the line that cannot be read (invalid-request), or the first row that does not fit " +
+        "the key (request-failed).",
+    ),
     limit: Count("413 batch-too-large: the most addresses one job may hold on this plan."),
-    received: Count("413 batch-too-large: the addresses the request held."),
+    received: Count(
+      "413 batch-too-large: the addresses (or rows) read when the list was refused: a body is read as it arrives " +
+        "and refused at the first one past the limit, so this is the limit plus one whatever the body's length.",
+    ),
+    accepted: v.optional(
+      v.pipe(
+        v.array(v.string()),
+        v.description("415 unsupported-media-type: every media type the endpoint reads, JSON first."),
+      ),
+    ),
     limit_bytes: Count("413 batch-too-large: the body size limit in bytes, when the body itself is too large."),
   }),
   v.description(

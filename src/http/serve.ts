@@ -10,9 +10,9 @@ import type { Duplex } from "node:stream";
 import { currentTurn } from "../async/end_of_turn.ts";
 import type { Logger } from "../log.ts";
 import type { App } from "./app.ts";
-import { BULK_BODY_LIMIT, bodyLimitOf } from "./body.ts";
+import { BULK_BODY_LIMIT, isStreamedTarget } from "./body.ts";
 import type { ProblemSlug } from "./errors.ts";
-import { LightRequest, LightResponse } from "./light.ts";
+import { isStreamedResponse, LightRequest, LightResponse } from "./light.ts";
 import { REQUEST_ID_HEADER, requestIdFrom } from "./request_scope.ts";
 
 /**
@@ -162,12 +162,12 @@ async function answerConnect(app: App, req: IncomingMessage, socket: Duplex): Pr
 }
 
 /**
- * Resolves with the body up to the bulk cap plus one byte, or the larger ceiling of the route that takes larger bodies (bulk
- * address files), stopping there; rejects when the request ends early.
+ * Resolves with the body up to the bulk cap plus one byte, stopping there; rejects when the request ends early. Bulk
+ * uploads, which may be larger, are not read here: their route reads them as they arrive (isStreamedTarget).
  */
-function readBody(req: IncomingMessage, target: string): Promise<Buffer | undefined> {
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   if (req.method === "GET" || req.method === "HEAD") return Promise.resolve(undefined);
-  const ceiling = Math.max(bodyLimitOf(target), BULK_BODY_LIMIT) + 1;
+  const ceiling = BULK_BODY_LIMIT + 1;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -220,6 +220,51 @@ function writeResponse(req: IncomingMessage, res: ServerResponse, written: Writt
   res.end(req.method === "HEAD" ? undefined : payload);
 }
 
+/**
+ * Writes a web Response's body chunk by chunk, waiting for the socket to drain between them, so that a large answer
+ * holds one chunk in memory at a time; a client that goes away cancels the body's source.
+ */
+async function writeStream(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  if (!req.complete) headers.connection = "close";
+  res.writeHead(response.status, headers);
+  if (req.method === "HEAD") {
+    await response.body!.cancel().catch(() => {});
+    res.end();
+    return;
+  }
+  const reader = response.body!.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (res.destroyed) return;
+      if (!res.write(value)) {
+        await new Promise<void>((resolve) => {
+          const go = () => {
+            res.off("drain", go);
+            res.off("close", go);
+            resolve();
+          };
+          res.on("drain", go);
+          res.on("close", go);
+        });
+      }
+    }
+  } catch {
+    // The body's source failed mid-answer: the status is sent already, so the connection is cut short.
+    res.destroy();
+    return;
+  } finally {
+    if (res.destroyed) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+  res.end();
+}
+
 async function handle(app: App, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const arrival = currentTurn();
   const method = req.method ?? "GET";
@@ -234,8 +279,18 @@ async function handle(app: App, req: IncomingMessage, res: ServerResponse): Prom
     writeResponse(req, res, lightParts(answer), true);
     return;
   }
-  const body = await readBody(req, target);
-  const request = new LightRequest(method, REQUEST_ORIGIN + target, req.headers, body, req.socket.remoteAddress);
+  // A bulk upload is read by its route as it arrives, after the caller is admitted (401 before a byte of a large
+  // file); any other body is read here first, up to the ceiling.
+  const streamed = method === "POST" && isStreamedTarget(target);
+  const body = streamed ? undefined : await readBody(req);
+  const request = new LightRequest(
+    method,
+    REQUEST_ORIGIN + target,
+    req.headers,
+    body,
+    req.socket.remoteAddress,
+    streamed ? req : undefined,
+  );
   let gone = false;
   res.on("close", () => {
     if (res.writableFinished) return;
@@ -244,6 +299,11 @@ async function handle(app: App, req: IncomingMessage, res: ServerResponse): Prom
   });
   const response = await app.fetch(request as unknown as Request);
   if (gone) return; // the client hung up: nothing to write to
+  if (isStreamedResponse(response) && response.body !== null) {
+    // A streamed answer (a job's CSV results) is written as it is made, never held whole.
+    await writeStream(req, res, response);
+    return;
+  }
   const written = await parts(response);
   // Answered in the turn it arrived in: it leaves with that turn's other answers (async/end_of_turn.ts). An answer
   // that took longer (the worker pool, a lookup) leaves at once: holding it would only lengthen its wait, and the

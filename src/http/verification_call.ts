@@ -1,14 +1,18 @@
 // The life of every verification call (email, address, signup, bulk), in the order of refusals of docs/contract.md §5:
 // 401, 403, 429 (guard.ts), 415, 400, then a replay (bulk's Idempotency-Key: the answer already paid for), 413 (route
-// check), then test mode or 402 (quota), then the work. Quota is charged before the work and given back if the
+// check), then inputs of the other key mode (400 request-failed, test_inputs.ts), then test mode or 402 (quota), then
+// the work. Quota is charged before the work and given back if the
 // work fails or turns out to be a replay, so only a 200/202 that did new work costs anything.
+// A bulk upload is read as it arrives (http/bulk_upload.ts): the 413 of a list past the plan's rows comes while it is
+// read, so before a 400 of a later row and before a replay.
 import type * as v from "valibot";
+import type { KeyMode } from "../auth/api_key.ts";
 import type { Endpoint } from "../auth/key_store.ts";
 import type { QuotaCharge } from "../limits/quota.ts";
 import type { MeteredEndpoint } from "../accounts/plans.ts";
 import { quotaHeaders } from "../limits/quota.ts";
 import type { Services } from "../services.ts";
-import { assertJsonContentType, readJson, type ReadJsonOptions } from "./body.ts";
+import { acceptedMediaTypes, assertJsonContentType, readJson, type ReadJsonOptions } from "./body.ts";
 import { HttpError } from "./errors.ts";
 import { admit, type Caller } from "./guard.ts";
 import { json } from "./problem.ts";
@@ -27,7 +31,14 @@ export interface VerificationCall<S extends v.GenericSchema> {
   /** The quotas this call can draw from: their state is shown on refusals too. */
   meters: MeteredEndpoint[];
   schema: S;
-  body: ReadJsonOptions;
+  /** How the body is read; a function of the caller where the plan bounds it (the rows a bulk upload may hold). */
+  body: ReadJsonOptions | ((caller: Caller) => ReadJsonOptions);
+  /**
+   * 400 request-failed for inputs that do not fit the key (test_inputs.ts): on a test key any input that is not a
+   * reserved test input, on a live key any that is. Every route that takes inputs says where they stand. After the
+   * route's check: a list too large is a 413 whatever it holds, and is not read row by row first.
+   */
+  inputsFitKey: (body: v.InferOutput<S>, mode: KeyMode) => void;
   /** Refusals that depend on the validated body and the plan (400 beyond the schema, 413). */
   check?: (body: v.InferOutput<S>, caller: Caller, request: Request) => void;
   /** The answer of an earlier request this one repeats (before 413, test mode and quota: a replay is never charged). */
@@ -53,12 +64,14 @@ export function verificationHandler<S extends v.GenericSchema>(services: Service
     const quotaState = async () =>
       quotaHeaders(await services.quota.status(caller.key.accountId, caller.plan, call.meters));
     try {
-      assertJsonContentType(request);
-      const body = await readJson(request, call.schema, call.body);
+      const reading = typeof call.body === "function" ? call.body(caller) : call.body;
+      assertJsonContentType(request, acceptedMediaTypes(reading));
+      const body = await readJson(request, call.schema, reading);
       // A replay answers what the first request got, whatever changed since (the plan's batch_max, the quota).
       const replayed = await call.replay?.(body, caller, request);
       if (replayed !== undefined) return reply(replayed, metered ? { ...headers, ...(await quotaState()) } : headers);
       call.check?.(body, caller, request);
+      call.inputsFitKey(body, caller.key.mode);
       if (caller.key.mode === "test") return reply(await call.testAnswer(body, caller, request), headers);
       const charges = call.charges(body, caller).filter((c) => c.amount > 0);
       const result = await services.quota.charge(caller.key.accountId, caller.plan, charges);

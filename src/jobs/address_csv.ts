@@ -99,7 +99,11 @@ export function addressColumns(columns: readonly string[]): Partial<Record<Input
 
 /** Reads a bulk address submission; throws CsvReadError naming the line of the first thing it cannot read. */
 export function parseAddressCsv(bytes: Uint8Array, options: { isStorable: (text: string) => boolean }): AddressCsv {
-  const records = readCsvRecords(bytes, options);
+  return addressCsvOf(readCsvRecords(bytes, options));
+}
+
+/** A file's records as a bulk address submission: its address columns found, each row's input read. */
+export function addressCsvOf(records: CsvRecords): AddressCsv {
   const mapping = addressColumns(records.columns);
   const entries = Object.entries(mapping) as Array<[InputField, number]>;
   const inputs = records.rows.map((row, r) => {

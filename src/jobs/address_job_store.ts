@@ -9,11 +9,20 @@ import { randomUUID } from "node:crypto";
 import type { AddressInput, AddressVerification } from "../address/types.ts";
 import { ADDRESS_VERDICTS, type AddressVerdict } from "../address/vocabulary.ts";
 import type { Sql } from "../store/db.ts";
+import { callbackColumn, callbackOf, type JobCallback } from "../callbacks/callback_store.ts";
 import { duplicateOf } from "./address_rows.ts";
+import {
+  assertSubmittable,
+  dbClock,
+  expireLeases,
+  liveJobWhere,
+  reclaimAllLeases,
+  releaseLeases,
+  submissionError,
+} from "./job_rows.ts";
 import {
   type ClockOption,
   type Idempotency,
-  IdempotencyKeyTaken,
   JOB_RETENTION_HOURS,
   type JobStatus,
   type SubmittedJob,
@@ -34,6 +43,8 @@ export interface AddressJob {
   expires_at: string;
   failure_reason?: string;
   summary: Record<AddressVerdict, number>;
+  /** The completion callback the job was submitted with, and where its delivery stands; absent when none. */
+  callback?: JobCallback;
   results: AddressJobResult[];
 }
 
@@ -72,6 +83,8 @@ export interface AddressSubmitOptions extends ClockOption {
   /** A CSV submission's rows, one per input. */
   table?: SubmittedTable;
   idempotency?: Idempotency;
+  /** The URL that gets a signed POST when the job ends (checked by the caller: callbacks/callback_target.ts). */
+  callbackUrl?: string;
 }
 
 export interface AddressReadOptions extends ClockOption {
@@ -101,10 +114,6 @@ export const ADDRESS_READ_MAX_LIMIT = 10_000;
 /** Chunks per insert statement at submission. */
 const INSERT_CHUNKS = 20;
 
-const UNIQUE_VIOLATION = "23505";
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const NO_ID = "00000000-0000-0000-0000-000000000000";
-
 /** Answers counted by verdict. */
 function summaryOf(results: readonly AddressVerification[]): Record<string, number> {
   const counts: Record<string, number> = {};
@@ -113,7 +122,7 @@ function summaryOf(results: readonly AddressVerification[]): Record<string, numb
 }
 
 export function createAddressJobStore(sql: Sql): AddressJobStore {
-  const clock = (now: Date | undefined) => sql`coalesce(${now ?? null}::timestamptz, clock_timestamp())`;
+  const clock = (now: Date | undefined) => dbClock(sql, now);
 
   /** The job and its chunks in one transaction: a process killed mid-submission leaves nothing. */
   async function submit(
@@ -121,11 +130,8 @@ export function createAddressJobStore(sql: Sql): AddressJobStore {
     inputs: readonly AddressInput[],
     options: AddressSubmitOptions = {},
   ): Promise<SubmittedJob> {
-    const { now, answers, table, idempotency } = options;
-    if (!UUID.test(accountId)) throw new TypeError(`Cannot submit a job: account id "${accountId}" is not a uuid`);
-    if (table !== undefined && table.rows.length !== inputs.length) {
-      throw new RangeError(`Cannot submit a job: ${table.rows.length} rows for ${inputs.length} addresses`);
-    }
+    const { now, answers, table, idempotency, callbackUrl } = options;
+    assertSubmittable(accountId, table, inputs.length);
     if (answers !== undefined && answers.length !== inputs.length) {
       throw new RangeError(`Cannot submit a job: ${answers.length} answers for ${inputs.length} addresses`);
     }
@@ -144,6 +150,10 @@ export function createAddressJobStore(sql: Sql): AddressJobStore {
                  ${idempotency?.key ?? null}, ${idempotency?.requestHash ?? null}
           from t
           returning created_at, expires_at`;
+        if (callbackUrl !== undefined) {
+          await tx`
+            insert into job_callbacks (job_id, url, next_attempt_at) values (${jobId}, ${callbackUrl}, ${job!.created_at})`;
+        }
         const chunks = Math.ceil(inputs.length / CHUNK_ROWS);
         for (let first = 0; first < chunks; first += INSERT_CHUNKS) {
           const numbers: number[] = [];
@@ -188,11 +198,7 @@ export function createAddressJobStore(sql: Sql): AddressJobStore {
         };
       });
     } catch (error) {
-      const e = error as { code?: string; constraint_name?: string };
-      if (e?.code === UNIQUE_VIOLATION && e.constraint_name === "jobs_idempotency_key") {
-        throw new IdempotencyKeyTaken("Cannot submit a job: its Idempotency-Key is taken", { cause: error });
-      }
-      throw error;
+      throw submissionError(error);
     }
   }
 
@@ -204,13 +210,10 @@ export function createAddressJobStore(sql: Sql): AddressJobStore {
                       from address_job_chunks c, jsonb_each_text(c.summary) e
                       where c.job_id = j.id and c.status = 'done' group by 1) s), '{}'::jsonb) as summary,
       coalesce((select jsonb_agg(jsonb_build_array(c.chunk, c.size) order by c.chunk)
-                from address_job_chunks c where c.job_id = j.id and c.status = 'done'), '[]'::jsonb) as done`;
-  const jobWhere = (now: Date | undefined, accountId: string, jobId: string) => sql`
-    from jobs j
-    where j.id = ${UUID.test(jobId) ? jobId : NO_ID}::uuid
-      and j.account_id = ${UUID.test(accountId) ? accountId : NO_ID}::uuid
-      and j.kind = 'address'
-      and j.expires_at > ${clock(now)}`;
+                from address_job_chunks c where c.job_id = j.id and c.status = 'done'), '[]'::jsonb) as done,
+      ${callbackColumn(sql)}`;
+  const jobWhere = (now: Date | undefined, accountId: string, jobId: string) =>
+    liveJobWhere(sql, now, accountId, jobId, "address");
 
   function jobOf(row: Record<string, unknown>): Omit<AddressJob, "results"> {
     const counts = row.summary as Record<string, number | string>;
@@ -229,6 +232,8 @@ export function createAddressJobStore(sql: Sql): AddressJobStore {
       summary,
     };
     if (row.failure_reason !== null) job.failure_reason = row.failure_reason as string;
+    const callback = callbackOf(row.callback);
+    if (callback !== undefined) job.callback = callback;
     return job;
   }
 
@@ -316,9 +321,7 @@ export function createAddressJobStore(sql: Sql): AddressJobStore {
     if (!Number.isInteger(limit) || limit < 1)
       throw new RangeError(`Cannot claim job chunks: limit must be >= 1, got ${limit}`);
     if (!(leaseMs > 0)) throw new RangeError(`Cannot claim job chunks: leaseMs must be > 0, got ${leaseMs}`);
-    await sql`
-      update address_job_chunks set status = 'pending', lease_owner = null, lease_until = null
-      where status = 'claimed' and lease_until <= ${clock(now)}`;
+    await expireLeases(sql, "address_job_chunks", now);
     const rows = await sql`
       with t as (select ${clock(now)} as now),
       picked as (
@@ -410,22 +413,8 @@ export function createAddressJobStore(sql: Sql): AddressJobStore {
     return written.length === 1;
   }
 
-  async function release(owner: string): Promise<number> {
-    const rows = await sql`
-      update address_job_chunks
-      set status = 'pending', lease_owner = null, lease_until = null, attempts = greatest(attempts - 1, 0)
-      where status = 'claimed' and lease_owner = ${owner}
-      returning 1`;
-    return rows.length;
-  }
-
-  async function reclaimAll(): Promise<number> {
-    const rows = await sql`
-      update address_job_chunks set status = 'pending', lease_owner = null, lease_until = null
-      where status = 'claimed'
-      returning 1`;
-    return rows.length;
-  }
+  const release = (owner: string) => releaseLeases(sql, "address_job_chunks", owner);
+  const reclaimAll = () => reclaimAllLeases(sql, "address_job_chunks");
 
   return { submit, read, readTable, claim, renew, answered, settle, release, reclaimAll };
 }

@@ -7,13 +7,14 @@
 // embedded database), and the lease check at write time keeps every row answered once.
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { deadline, sleep } from "../async/deadline.ts";
+import { deadline } from "../async/deadline.ts";
 import type { AddressInput, AddressVerification } from "../address/types.ts";
 import type { Logger } from "../log.ts";
 import type { Sql } from "../store/db.ts";
 import { type ClaimedChunk, createAddressJobStore } from "./address_job_store.ts";
 import { unverifiedAnswer } from "./address_rows.ts";
 import { createStoreOutageLog } from "./store_outage_log.ts";
+import { startClaimLoop } from "./claim_loop.ts";
 
 /** What the runner needs of the address service: many rows at once, and when it can answer. */
 export interface BulkAddressVerifier {
@@ -72,10 +73,6 @@ export function startAddressJobRunner(options: AddressJobRunnerOptions): Address
   const store = createAddressJobStore(sql);
   const storeFailures = createStoreOutageLog(log);
   const stopping = new AbortController();
-  let nap = new AbortController();
-  let room = new AbortController();
-  let inFlight = 0;
-  const batches = new Set<Promise<void>>();
 
   /** The chunk's answers: matched, or copied from an equal row's; undefined when matching failed. */
   async function answersOf(chunk: ClaimedChunk, signal: AbortSignal): Promise<AddressVerification[] | undefined> {
@@ -149,76 +146,28 @@ export function startAddressJobRunner(options: AddressJobRunnerOptions): Address
     }
   }
 
-  async function feed(): Promise<void> {
-    while (!stopping.signal.aborted) {
-      if (inFlight >= lanes) {
-        await sleep(pollMs, { signal: room.signal }).catch(() => {});
-        if (room.signal.aborted && !stopping.signal.aborted) room = new AbortController();
-        continue;
-      }
-      let rows: ClaimedChunk[] = [];
-      try {
-        rows = await store.claim(owner, { limit: 1, leaseMs });
-        storeFailures.succeeded();
-      } catch (error) {
-        storeFailures.failed("warn", "address job runner could not claim rows", error);
-      }
-      if (stopping.signal.aborted) break;
-      if (rows.length > 0) {
-        inFlight++;
-        const batch = runChunk(rows[0]!)
-          .catch((error) =>
-            storeFailures.failed("error", "address job chunk failed", error, { job_id: rows[0]!.jobId }),
-          )
-          .finally(() => {
-            inFlight--;
-            batches.delete(batch);
-            if (!room.signal.aborted) room.abort();
-          });
-        batches.add(batch);
-        continue;
-      }
-      await sleep(pollMs, { signal: nap.signal }).catch(() => {});
-      if (nap.signal.aborted && !stopping.signal.aborted) nap = new AbortController();
-    }
-  }
-
-  async function recover(): Promise<void> {
-    try {
-      const reclaimed = await store.reclaimAll();
-      if (reclaimed > 0) log.info("address job chunks of a stopped process reclaimed", { chunks: reclaimed });
-    } catch (error) {
-      log.warn("address job runner could not reclaim rows at start", { error: String(error) });
-    }
-  }
-
-  const running = (exclusive ? recover() : Promise.resolve())
-    .then(() =>
-      Promise.race([verifier.started, new Promise((resolve) => stopping.signal.addEventListener("abort", resolve))]),
-    )
-    .then(() => feed())
-    .catch((error) => log.error("address job runner stopped claiming", { error: String(error) }))
-    .then(() => Promise.all([...batches]));
-  log.info("address job runner started", { owner, lanes });
-
-  let stopped: Promise<void> | undefined;
-  return {
+  // One chunk per lane: the window is the lanes.
+  const loop = startClaimLoop<ClaimedChunk>({
+    name: "address job runner",
+    unit: "rows",
     owner,
-    wake() {
-      nap.abort();
-    },
-    stop() {
-      stopped ??= (async () => {
-        stopping.abort();
-        nap.abort();
-        room.abort();
-        const grace = deadline(stopTimeoutMs, { what: "stop the address job runner" });
-        await Promise.race([running, new Promise((resolve) => grace.signal.addEventListener("abort", resolve))]);
-        grace.dispose();
-        const released = await store.release(owner);
-        log.info("address job runner stopped", { owner, released });
-      })();
-      return stopped;
-    },
-  };
+    log,
+    storeFailures,
+    stopping,
+    pollMs,
+    stopTimeoutMs,
+    window: lanes,
+    claimSize: 1,
+    claim: (limit) => store.claim(owner, { limit, leaseMs }),
+    run: ([chunk]) => runChunk(chunk!).finally(() => loop.settled(1)),
+    runFailed: (error, [chunk]) =>
+      storeFailures.failed("error", "address job chunk failed", error, { job_id: chunk!.jobId }),
+    release: () => store.release(owner),
+    reclaimAll: exclusive ? () => store.reclaimAll() : undefined,
+    // Nothing is claimed before the street index answers.
+    ready: verifier.started,
+    fields: { lanes },
+  });
+
+  return { owner, wake: () => loop.wake(), stop: () => loop.stop() };
 }

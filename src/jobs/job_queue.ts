@@ -21,8 +21,8 @@ export function createJobQueue(
 ): JobQueue {
   return {
     async submitAddresses(accountId, inputs, options = {}) {
-      const { answers, table, idempotency } = options;
-      const job = await addresses.submit(accountId, inputs, { answers, table, idempotency });
+      const { answers, table, idempotency, callbackUrl } = options;
+      const job = await addresses.submit(accountId, inputs, { answers, table, idempotency, callbackUrl });
       return acceptedJob(job, answers || inputs.length === 0 ? "completed" : "queued");
     },
     readAddresses: (accountId, jobId, options = {}) =>

@@ -10,6 +10,17 @@ import { keptIndexes } from "./dedupe.ts";
 import type { EmailVerification, Verdict } from "../email/types.ts";
 import { VERDICTS } from "../email/vocabulary.ts";
 import { callbackColumn, callbackOf, type JobCallback } from "../callbacks/callback_store.ts";
+import { IdempotencyKeyTaken } from "./idempotency_key_taken.ts";
+import {
+  assertSubmittable,
+  dbClock,
+  expireLeases,
+  isUuid,
+  liveJobWhere,
+  reclaimAllLeases,
+  releaseLeases,
+  submissionError,
+} from "./job_rows.ts";
 
 /** A job's life: queued → running → completed, or failed (spec "JobStatus"). */
 export const JOB_STATUSES = ["queued", "running", "completed", "failed"] as const;
@@ -116,10 +127,7 @@ export interface IdempotentJob extends SubmittedJob {
   requestHash: string;
 }
 
-/** submit() found its Idempotency-Key taken by a job of the account committed meanwhile (a concurrent request). */
-export class IdempotencyKeyTaken extends Error {
-  override name = "IdempotencyKeyTaken";
-}
+export { IdempotencyKeyTaken };
 
 export interface ClaimOptions extends ClockOption {
   limit: number;
@@ -171,15 +179,8 @@ export const JOB_RETENTION_HOURS = 48;
 /** Set when every item of a job got the fallback answer: nothing could be verified. */
 export const FAILURE_VERIFIER = "Cannot verify the job: verification failed repeatedly for every address";
 
-/** SQLSTATE unique_violation. */
-const UNIQUE_VIOLATION = "23505";
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-// Stands in for a malformed id so that every read runs the same query (no early return, same timing class).
-const NO_ID = "00000000-0000-0000-0000-000000000000";
-
 export function createJobStore(sql: Sql): JobStore {
-  /** "Now" in a statement: the test's clock when given, else the database's, one clock for every process. */
-  const clock = (now: Date | undefined) => sql`coalesce(${now ?? null}::timestamptz, clock_timestamp())`;
+  const clock = (now: Date | undefined) => dbClock(sql, now);
 
   /**
    * Creates the job and its items in one statement (so one transaction): the items travel as one array parameter and
@@ -191,10 +192,7 @@ export function createJobStore(sql: Sql): JobStore {
     options: SubmitOptions = {},
   ): Promise<SubmittedJob> {
     const { now, answers, table, idempotency, callbackUrl } = options;
-    if (!UUID.test(accountId)) throw new TypeError(`Cannot submit a job: account id "${accountId}" is not a uuid`);
-    if (table !== undefined && table.rows.length !== emails.length) {
-      throw new RangeError(`Cannot submit a job: ${table.rows.length} rows for ${emails.length} addresses`);
-    }
+    assertSubmittable(accountId, table, emails.length);
     const keptAt = keptIndexes(emails);
     const kept = keptAt.map((i) => emails[i]!.trim());
     // unnest() pads with nulls: a JSON submission stores no cells.
@@ -231,11 +229,7 @@ export function createJobStore(sql: Sql): JobStore {
         select job.id, ${callbackUrl ?? null}::text, job.created_at from job where ${callbackUrl ?? null}::text is not null
       )
       select created_at, expires_at from job`.catch((error) => {
-      // The unique index on (account_id, idempotency_key): another request under the key committed first.
-      if (error?.code === UNIQUE_VIOLATION && error.constraint_name === "jobs_idempotency_key") {
-        throw new IdempotencyKeyTaken("Cannot submit a job: its Idempotency-Key is taken", { cause: error });
-      }
-      throw error;
+      throw submissionError(error);
     });
     return { jobId, total: kept.length, createdAt: row!.created_at as Date, expiresAt: row!.expires_at as Date };
   }
@@ -246,7 +240,7 @@ export function createJobStore(sql: Sql): JobStore {
     options: ClockOption = {},
   ): Promise<IdempotentJob | undefined> {
     const { now } = options;
-    if (!UUID.test(accountId)) return undefined;
+    if (!isUuid(accountId)) return undefined;
     // An expired job still holds its key until the sweeper deletes it: the key is freed here, as the job is gone.
     const [row] = await sql`
       with t as (select ${clock(now)} as now),
@@ -280,12 +274,8 @@ export function createJobStore(sql: Sql): JobStore {
       (select jsonb_build_object('n', count(*), 'at', greatest(min(i.not_before), ${clock(now)}))
        from job_items i where i.job_id = j.id and i.status = 'pending' and i.attempts > 0) as retries,
       ${callbackColumn(sql)}`;
-  /** The job of the account, still alive: none alike for an unknown, expired or foreign job. */
-  const jobWhere = (now: Date | undefined, accountId: string, jobId: string) => sql`
-    from jobs j
-    where j.id = ${UUID.test(jobId) ? jobId : NO_ID}::uuid
-      and j.account_id = ${UUID.test(accountId) ? accountId : NO_ID}::uuid
-      and j.expires_at > ${clock(now)}`;
+  const jobWhere = (now: Date | undefined, accountId: string, jobId: string) =>
+    liveJobWhere(sql, now, accountId, jobId);
 
   function jobOf(row: Record<string, unknown>): Omit<Job, "results"> {
     const counts = row.summary as Record<string, number | string>;
@@ -356,10 +346,8 @@ export function createJobStore(sql: Sql): JobStore {
     if (!(leaseMs > 0)) throw new RangeError(`Cannot claim job items: leaseMs must be > 0, got ${leaseMs}`);
     // Abandoned items first go back to pending (their old not_before puts them at the head of the queue), so that the
     // claim itself reads one partial index in order and stops after `limit` rows, however long the queue.
-    const expired = await sql`
-      update job_items set status = 'pending', lease_owner = null, lease_until = null
-      where status = 'claimed' and lease_until <= ${clock(now)}`;
-    if (expired.count > 0) options.onLeaseExpired?.(expired.count);
+    const expired = await expireLeases(sql, "job_items", now);
+    if (expired > 0) options.onLeaseExpired?.(expired);
     const rows = await sql`
       with t as (select ${clock(now)} as now),
       picked as (
@@ -527,27 +515,8 @@ export function createJobStore(sql: Sql): JobStore {
     return written === true;
   }
 
-  /** Hands every item the owner holds back to the queue at once (graceful stop); the hand-out does not count. */
-  async function release(owner: string): Promise<number> {
-    const rows = await sql`
-      update job_items
-      set status = 'pending', lease_owner = null, lease_until = null, attempts = greatest(attempts - 1, 0)
-      where status = 'claimed' and lease_owner = ${owner}
-      returning 1`;
-    return rows.length;
-  }
-
-  /**
-   * Hands back the items of every owner, counting their attempt as failed. Only for a database one process owns (the
-   * embedded one, behind its STATE_DIR lock): whatever is claimed at start was held by a process that died.
-   */
-  async function reclaimAll(): Promise<number> {
-    const rows = await sql`
-      update job_items set status = 'pending', lease_owner = null, lease_until = null
-      where status = 'claimed'
-      returning 1`;
-    return rows.length;
-  }
+  const release = (owner: string) => releaseLeases(sql, "job_items", owner);
+  const reclaimAll = () => reclaimAllLeases(sql, "job_items");
 
   /** Deletes every row of the jobs past their expiry (items go by cascade); returns the number of jobs deleted. */
   async function sweep(options: ClockOption = {}): Promise<number> {

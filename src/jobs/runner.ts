@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
-import { deadline, isTimeoutReason, sleep } from "../async/deadline.ts";
+import { deadline, isTimeoutReason } from "../async/deadline.ts";
 import { allChecks, type EmailReason } from "../email/vocabulary.ts";
 import type { Logger } from "../log.ts";
 import { redactEmail } from "../redact.ts";
@@ -17,6 +17,7 @@ import { createJobStore, type ClaimedItem } from "./job_store.ts";
 import { afterAnswer, DEFAULT_RETRY_POLICY, exhausted, failureDelay, type RetryPolicy } from "./retry_rules.ts";
 import { createSettleBatcher } from "./settle_batcher.ts";
 import { createStoreOutageLog } from "./store_outage_log.ts";
+import { startClaimLoop } from "./claim_loop.ts";
 import type { EmailVerification } from "../email/types.ts";
 import type { EmailResult, EmailVerifier } from "../email/verifier.ts";
 import { countedJobStore } from "../metrics/counted_job_store.ts";
@@ -191,7 +192,6 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
   const stopping = new AbortController();
   // Every probe in flight listens to this one signal: hundreds of listeners are expected, not a leak.
   setMaxListeners(0, stopping.signal);
-  let nap = new AbortController(); // aborted by wake() and stop() to cut an idle wait short
   // Every lane's results and deferrals, written together: one statement per round trip, not one per item.
   const writer = createSettleBatcher(store);
   const storeFailures = createStoreOutageLog(log);
@@ -352,89 +352,27 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
   }
 
   // The window: items claimed and not yet settled, over every batch in flight.
-  const window = lanes * batchSize;
-  let inFlight = 0;
-  let room = new AbortController(); // aborted when settled items make room for another batch, and by stop()
-  const batches = new Set<Promise<void>>();
-
-  function outOfWindow(n: number): void {
-    inFlight -= n;
-    // Aborted once per wait: abort() makes a new DOMException each call, thousands of times a job otherwise.
-    if (inFlight + batchSize <= window && !room.signal.aborted) room.abort();
-  }
-
-  /** Claims a batch whenever the window has room for one, and runs it without waiting for the others. */
-  async function feed(): Promise<void> {
-    while (!stopping.signal.aborted) {
-      if (inFlight + batchSize > window) {
-        // Woken as answers are written; the poll is a backstop (a timer of ours, cleared when woken).
-        await sleep(pollMs, { signal: room.signal }).catch(() => {});
-        if (room.signal.aborted && !stopping.signal.aborted) room = new AbortController();
-        continue;
-      }
-      let items: ClaimedItem[] = [];
-      try {
-        items = await store.claim(owner, { limit: batchSize, leaseMs });
-        storeFailures.succeeded();
-      } catch (error) {
-        storeFailures.failed("warn", "job runner could not claim items", error);
-      }
-      if (stopping.signal.aborted) break; // stop() releases what was just claimed
-      if (items.length > 0) {
-        inFlight += items.length;
-        const batch = runBatch(items).catch((error) => {
-          // A database failure mid-batch: the items' leases run out and they return to the queue; the runner lives on.
-          storeFailures.failed("error", "job runner batch failed", error, { items: items.length });
-        });
-        batches.add(batch);
-        void batch.finally(() => batches.delete(batch));
-        continue;
-      }
-      await sleep(pollMs, { signal: nap.signal }).catch(() => {});
-      if (nap.signal.aborted && !stopping.signal.aborted) nap = new AbortController();
-    }
-  }
-
-  async function recover(): Promise<void> {
-    try {
-      const reclaimed = await store.reclaimAll();
-      if (reclaimed > 0) log.info("job items of a stopped process reclaimed", { items: reclaimed });
-    } catch (error) {
-      log.warn("job runner could not reclaim items at start", { error: String(error) });
-    }
-  }
-
-  const ready = exclusive ? recover() : Promise.resolve();
-  const running = ready
-    .then(() => feed())
-    .catch((error) => log.error("job runner stopped claiming", { error: String(error) }))
-    .then(() => Promise.all([...batches]));
-  log.info("job runner started", { owner, lanes, batch_size: batchSize });
-
-  let stopped: Promise<void> | undefined;
-  return {
+  const loop = startClaimLoop<ClaimedItem>({
+    name: "job runner",
+    unit: "items",
     owner,
-    wake() {
-      nap.abort();
-    },
-    stop() {
-      stopped ??= (async () => {
-        stopping.abort();
-        nap.abort();
-        room.abort();
-        const grace = deadline(stopTimeoutMs, { what: "stop the job runner" });
-        await Promise.race([running, new Promise((resolve) => grace.signal.addEventListener("abort", resolve))]);
-        grace.dispose();
-        let released: number | undefined;
-        try {
-          released = await store.release(owner);
-        } catch (error) {
-          // The database is gone or not answering: the items are not lost, they return to the queue with their lease.
-          log.warn("job items left to their lease", { owner, error: String(error) });
-        }
-        log.info("job runner stopped", { owner, released });
-      })();
-      return stopped;
-    },
-  };
+    log,
+    storeFailures,
+    stopping,
+    pollMs,
+    stopTimeoutMs,
+    window: lanes * batchSize,
+    claimSize: batchSize,
+    claim: (limit) => store.claim(owner, { limit, leaseMs }),
+    run: runBatch,
+    // A database failure mid-batch: the items' leases run out and they return to the queue; the runner lives on.
+    runFailed: (error, items) =>
+      storeFailures.failed("error", "job runner batch failed", error, { items: items.length }),
+    release: () => store.release(owner),
+    reclaimAll: exclusive ? () => store.reclaimAll() : undefined,
+    fields: { lanes, batch_size: batchSize },
+  });
+  const outOfWindow = (n: number) => loop.settled(n);
+
+  return { owner, wake: () => loop.wake(), stop: () => loop.stop() };
 }

@@ -105,4 +105,38 @@ describe("postcodes left out or of nowhere, over the Paris file", { skip: PARIS_
       assert.equal(r.normalized?.line ?? null, row.line);
     });
   }
+
+  // Every postcode of Paris and a few of nowhere, under streets of one or several arrondissements, with and without a
+  // number and a city: whatever the answer, a postcode it prints that is not the one written is said to be corrected.
+  test("a postcode the answer changes always carries postcode_corrected", () => {
+    const postcodes = [
+      ...Array.from({ length: 20 }, (_, i) => `750${String(i + 1).padStart(2, "0")}`),
+      "75116",
+      "75000",
+      "75100",
+      "99999",
+      "92100",
+    ];
+    const streets = [
+      "12 rue de Rivoli",
+      "149 Rue Haxo",
+      "Avenue du Maine",
+      "3 allée du Cap Dronne",
+      "12 rue de la Paix",
+    ];
+    const unsaid: string[] = [];
+    for (const street of streets) {
+      for (const postcode of postcodes) {
+        for (const city of [" Paris", ""]) {
+          const line = `${street}, ${postcode}${city}`;
+          const r = matcher.match({ line });
+          const printed = r.normalized?.postcode;
+          if (printed && printed !== postcode && !r.reasons.includes("postcode_corrected")) {
+            unsaid.push(`${line} → ${r.normalized?.line} [${r.reasons.join(", ")}]`);
+          }
+        }
+      }
+    }
+    assert.deepEqual(unsaid, []);
+  });
 });

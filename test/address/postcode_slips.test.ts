@@ -356,11 +356,12 @@ const PARIS_ROWS: Row[] = [
     output: null,
   },
   {
-    source: "probe: a street in two arrondissements of the city written, no number (was 75004, a guess)",
+    source:
+      "probe: a street in two arrondissements of the city written, no number: named without a postcode (was 75004, a guess, then no answer)",
     line: "rue de rivoli paris",
     verdict: "incomplete",
     reasons: ["missing_house_number", "missing_postcode"],
-    output: null,
+    output: "Rue de Rivoli, Paris",
   },
   {
     source: "probe: a number that none of its arrondissements has (was 75004, a guess)",

@@ -173,7 +173,7 @@ test("CSV in: the plan's batch_max and 5000 rows at most (413 with limit and rec
   assert.equal(seven.status, 413);
   const problem = await seven.json();
   assert.deepEqual([problem.limit, problem.received], [6, 7]);
-  assert.equal(problem.detail, "Cannot accept batch: 7 rows, the plan allows 6 per job");
+  assert.equal(problem.detail, "Cannot accept batch: more than 6 rows, the plan allows 6 per job");
   const big = await server.key({ plan: "big" });
   const over = await postCsv(server, big, rows(5001));
   assert.equal(over.status, 413);

@@ -1,7 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { PROBLEM_TYPES } from "../../src/http/errors.ts";
 import { prefersHtml } from "../../src/http/routes/home.ts";
+import { PAGE_CSP } from "../../src/http/routes/page_assets.ts";
 import { startTestServer } from "../helpers/server.ts";
 
 test("prefersHtml() is true only when text/html outranks application/json", () => {
@@ -27,6 +29,8 @@ test("GET / points at the OpenAPI description, the endpoints and the error pages
     assert.equal(response.headers.get("content-type"), "application/json");
     const home = await response.json();
     assert.equal(home.openapi, `${server.url}/v1/openapi.json`);
+    assert.equal(home.version, JSON.parse(readFileSync("package.json", "utf8")).version);
+    assert.deepEqual(home.departements, ["75"]);
     assert.deepEqual(
       home.endpoints.map((e: { method: string; path: string }) => `${e.method} ${e.path}`),
       [
@@ -57,18 +61,20 @@ test("GET / points at the OpenAPI description, the endpoints and the error pages
     }
   });
 
-  await t.test("a browser gets a page linking the same", async () => {
+  await t.test("a browser gets the page, under a policy that allows its own origin only", async () => {
     const response = await fetch(`${server.url}/`, {
       headers: { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" },
     });
     assert.equal(response.status, 200);
     assert.equal(response.headers.get("content-type"), "text/html; charset=utf-8");
-    assert.equal(response.headers.get("vary"), "accept");
+    assert.equal(response.headers.get("vary"), "accept, accept-encoding");
+    assert.equal(response.headers.get("content-security-policy"), PAGE_CSP);
+    assert.equal(response.headers.get("access-control-allow-origin"), null);
     const html = await response.text();
-    assert.ok(html.includes('<a href="/v1/openapi.json">'));
-    for (const slug of Object.keys(PROBLEM_TYPES)) assert.ok(html.includes(`<a href="/errors/${slug}">`), slug);
-    assert.ok(html.includes("<code>POST /v1/email</code>"));
-    assert.ok(html.includes("<code>GET /v1/jobs/{id}</code>"));
+    assert.ok(html.includes('<script type="module" src="/assets/page.js"></script>'));
+    assert.ok(html.includes('<a href="/v1/openapi.json"'));
+    // No inline script: every <script> loads a file.
+    assert.deepEqual(html.match(/<script(?![^>]*\bsrc=)[^>]*>/g), null);
   });
 
   await t.test("an error page links back to it", async () => {

@@ -7,7 +7,8 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { filesForThisRun, ONCE_MARKER, sortFailures } from "./run.ts";
+import { availableParallelism } from "node:os";
+import { filesForThisRun, ONCE_MARKER, sortFailures, testConcurrency } from "./run.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
 
 const RUNNER = fileURLToPath(new URL("./run.ts", import.meta.url));
@@ -113,4 +114,13 @@ test("files marked test-scope once are left out only where TESTS_ONCE_ELSEWHERE 
   } finally {
     dir.remove();
   }
+});
+
+test("two test files run at once unless TEST_CONCURRENCY says otherwise (one on a single core)", () => {
+  assert.equal(testConcurrency(undefined), Math.min(2, availableParallelism()));
+  assert.equal(testConcurrency(""), Math.min(2, availableParallelism()));
+  assert.equal(testConcurrency("1"), 1);
+  assert.equal(testConcurrency("4"), 4);
+  for (const wrong of ["0", "-1", "1.5", "two"])
+    assert.equal(testConcurrency(wrong), Math.min(2, availableParallelism()));
 });

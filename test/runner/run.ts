@@ -8,7 +8,7 @@
 // A file whose tests fail is never run again, nor is a run with more than MAX_CRASHED_FILES crashed files.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -16,6 +16,19 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const MAX_CRASHED_FILES = 2;
 
 const REPORTER = fileURLToPath(new URL("./crash_reporter.mjs", import.meta.url));
+
+/**
+ * How many test files run at once: TEST_CONCURRENCY, else two (one on a single core). Most of the suite's time is spent
+ * waiting on servers, peers, timers and child processes, not computing, so two files at once nearly halve a run on
+ * two cores. Files can share a run because each keeps to its own resources: a fresh PostgreSQL schema or PGlite
+ * directory, a free port for dnsmasq and servers, and SMTP peers on loopback addresses no other file binds
+ * (test/structure/loopback_addresses.test.ts holds that last rule).
+ */
+export function testConcurrency(given: string | undefined): number {
+  const parsed = Number(given);
+  if (given !== undefined && given !== "" && Number.isInteger(parsed) && parsed >= 1) return parsed;
+  return Math.min(2, availableParallelism());
+}
 
 /** A line of crash_reporter.mjs: one failure reported by node:test. */
 export interface FailureLine {
@@ -60,7 +73,7 @@ async function runTests(files: string[]): Promise<{ status: number; failures: Fa
       "--import",
       "tsx",
       "--test",
-      "--test-concurrency=1",
+      `--test-concurrency=${testConcurrency(process.env.TEST_CONCURRENCY)}`,
       "--test-reporter=spec",
       "--test-reporter-destination=stdout",
       `--test-reporter=${REPORTER}`,

@@ -21,6 +21,9 @@ const REQUIRED = [
 /** The BAN id of each address (`75101_cfq3tf_00001`), read when the file has it: the answers of bulk jobs carry it. */
 const ID_COLUMN = "id";
 
+/** The former commune of the address within a commune nouvelle, when the file has the column (the address export). */
+const FORMER_COMMUNE_COLUMN = "code_insee_ancienne_commune";
+
 /** Optional columns of other names: the street's alias, and the lieu-dit of the address (`nom_ld` in the address
  *  export, `lieudit_complement_nom` in BAL files). Several names in one field are separated by "|". */
 const ALTERNATIVE = ["alias", "nom_ld", "lieudit_complement_nom"] as const;
@@ -83,6 +86,7 @@ export async function* readBanCsv(source: string | Readable, options: ReadBanOpt
   let idx: Columns | undefined;
   let altIdx: number[] = [];
   let idIdx = -1;
+  let formerIdx = -1;
   // try/finally: a consumer that stops early (an abort, an unsorted file read again) must not leave the file open or
   // the download running.
   try {
@@ -96,6 +100,7 @@ export async function* readBanCsv(source: string | Readable, options: ReadBanOpt
         idx = Object.fromEntries(REQUIRED.map((c) => [c, cols.indexOf(c)])) as Columns;
         altIdx = ALTERNATIVE.map((c) => cols.indexOf(c)).filter((i) => i >= 0);
         idIdx = cols.indexOf(ID_COLUMN);
+        formerIdx = cols.indexOf(FORMER_COMMUNE_COLUMN);
         continue;
       }
       const altNames = alternativeNames(f, altIdx);
@@ -115,6 +120,7 @@ export async function* readBanCsv(source: string | Readable, options: ReadBanOpt
         lon: Number.isFinite(lon) ? lon : 0,
         ...(altNames.length > 0 ? { altNames } : {}),
         ...(idIdx >= 0 && f[idIdx] ? { banId: f[idIdx] } : {}),
+        ...(formerIdx >= 0 && f[formerIdx] ? { formerCommune: f[formerIdx]!.toUpperCase() } : {}),
       };
     }
   } finally {

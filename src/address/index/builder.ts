@@ -37,6 +37,10 @@ export interface BanRow {
   altNames?: readonly string[];
   /** BAN's id of the address (`75101_cfq3tf_00001_bis`), when the file has one. */
   banId?: string;
+  /** The former commune the address lies in, within a commune nouvelle (BAN's `code_insee_ancienne_commune`, or the
+   *  former code the row carried before it was mapped to its current commune): its streets are kept apart from the
+   *  same names of the other former communes. */
+  formerCommune?: string;
 }
 
 interface StreetAcc {
@@ -86,7 +90,10 @@ export class IndexBuilder {
   }
 
   add(row: BanRow): void {
-    const id = `${row.codeInsee}\u0000${row.nomVoie}`;
+    // Two former communes merged into one may each have had a "Place de la République": two streets, each with its
+    // own numbers, postcode and place, not one whose numbers run over both.
+    const former = row.formerCommune === undefined || row.formerCommune === row.codeInsee ? "" : row.formerCommune;
+    const id = `${row.codeInsee}\u0000${former}\u0000${row.nomVoie}`;
     let st = this.#streets.get(id);
     if (st === undefined) {
       st = {

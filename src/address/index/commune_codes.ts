@@ -61,6 +61,8 @@ export class CommuneCodeMapper {
     if (this.#codes.current.has(code)) return row;
     const parent = this.#codes.formers.get(code);
     if (parent !== undefined) {
+      // Its streets stay apart from the same names elsewhere in the current commune (builder.ts).
+      row.formerCommune ??= code;
       row.codeInsee = parent;
       this.#countsOf(parent).remapped++;
       return row;

@@ -9,7 +9,9 @@ export const MAGIC = "VRAIBAN4";
 // (compound_names.ts). 7: so are the two names of a street written with a spaced dash ("Place de Fontenoy - Unesco").
 // Older files are imported again.
 // 8: streets carry their BAN id (the ids of their addresses are made from it).
-export const FORMAT_VERSION = 8;
+// 9: the streets of each former commune of a commune nouvelle are apart (BAN's code_insee_ancienne_commune), and rows
+// under codes the packages list only among a commune's former codes are the current commune's.
+export const FORMAT_VERSION = 9;
 /** End of a hash chain. */
 export const NIL = 0xffffffff;
 

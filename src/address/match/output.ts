@@ -37,20 +37,26 @@ export function choosePostcode(
   return index.streetPostcode(street);
 }
 
-/** Delivery names in display case (Reference.deliveryName()), memoized by postcode and commune. */
+/** A commune's name as the answer's city (Reference.deliveryName()) and La Poste's delivery name for line 6. */
+export interface DeliveryName {
+  city: string;
+  acheminement: string | null;
+}
+
+/** Delivery names (DeliveryName), memoized by postcode and commune. */
 export class DeliveryNames {
   readonly #ref: Reference;
-  readonly #names = new Map<string, string>();
+  readonly #names = new Map<string, DeliveryName>();
 
   constructor(ref: Reference) {
     this.#ref = ref;
   }
 
-  get(postcode: string, insee: string): string {
+  get(postcode: string, insee: string): DeliveryName {
     const key = postcode + insee;
     let name = this.#names.get(key);
     if (name === undefined) {
-      name = this.#ref.deliveryName(postcode, insee);
+      name = { city: this.#ref.deliveryName(postcode, insee), acheminement: this.#ref.acheminement(postcode, insee) };
       this.#names.set(key, name);
     }
     return name;
@@ -63,12 +69,13 @@ export interface AddressFields {
   num: number | null;
   check: NumberCheck | null;
   postcode: string;
-  city: string;
+  delivery: DeliveryName;
 }
 
 /** Normalized fields of a found street: a number out of range is dropped, with its suffix and coordinates. */
 export function normalizedAddress(fields: AddressFields): NormalizedAddress {
-  const { found, num, check, postcode, city } = fields;
+  const { found, num, check, postcode } = fields;
+  const { city, acheminement } = fields.delivery;
   const streetName = found.index.streetName(found.street);
   const numberText = num === null || check?.status === "out_of_range" ? null : String(num);
   const suffix = numberText === null ? null : (check?.suffix ?? null);
@@ -85,7 +92,7 @@ export function normalizedAddress(fields: AddressFields): NormalizedAddress {
     latitude: numberText === null ? null : (check?.latitude ?? null),
     longitude: numberText === null ? null : (check?.longitude ?? null),
   };
-  return withPostalExtras(normalized, { insee: found.index.communeCode(found.street), banId });
+  return withPostalExtras(normalized, { insee: found.index.communeCode(found.street), banId, acheminement });
 }
 
 /** Normalized fields from the place alone (no street given): known only when one commune remains. */
@@ -107,5 +114,38 @@ export function placeOnly(p: ParsedAddress, plan: SearchPlan, ref: Reference): N
     latitude: null,
     longitude: null,
   };
-  return withPostalExtras(normalized, { insee, banId: null });
+  return withPostalExtras(normalized, { insee, banId: null, acheminement: ref.acheminement(postcode, insee) });
+}
+
+/** A street named without one postcode (match.ts, a street of several postcodes), with the number written when the
+ *  parts of the street all list it: the line leaves the postcode out when it is not one, and the street's postcodes
+ *  are listed. No coordinates: the parts lie apart. */
+export function streetAlone(
+  street: string,
+  postcode: string,
+  delivery: DeliveryName,
+  candidates: readonly string[],
+  number: { text: string; suffix: string | null } | null = null,
+): NormalizedAddress {
+  const place = postcode === "" ? delivery.city : `${postcode} ${delivery.city}`;
+  const head = number === null ? "" : `${number.text}${number.suffix ? ` ${number.suffix}` : ""} `;
+  const normalized: NormalizedAddress = {
+    house_number: number?.text ?? null,
+    house_number_suffix: number?.suffix ?? null,
+    street,
+    postcode,
+    city: delivery.city,
+    country: "FR",
+    line: `${head}${street}, ${place}`,
+    latitude: null,
+    longitude: null,
+  };
+  return {
+    ...withPostalExtras(normalized, {
+      insee: null,
+      banId: null,
+      acheminement: postcode === "" ? null : delivery.acheminement,
+    }),
+    postcode_candidates: [...candidates],
+  };
 }

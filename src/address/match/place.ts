@@ -93,6 +93,24 @@ export function resolvePlace(p: ParsedAddress, ref: Reference): SearchPlan {
       // "15200 Sains" for Salins (15200): a slip that happens to name a commune elsewhere. One letter from a commune
       // of the postcode is likelier a slip than a postcode of another département (the city's side of postcodeSlip).
       // Not a number: "75001 Paris 16" names the 16th arrondissement, no slip of the 1st.
+      // A commune of the postcode's own département is written as meant: "16 Rue des Champs Fourchins, 90150 Roppe"
+      // is Roppe's (90380), not a slip of Reppe (90150); the postcode is the likelier slip, and the written commune is
+      // searched first.
+      const cityInPostcodeDepartement = citySide.some(
+        (c) => postcodeDepartementOfInsee(c) === departementOfPostcode(p.postcode!),
+      );
+      if (cityInPostcodeDepartement) {
+        return {
+          reasons,
+          tiers: [
+            { communes: citySide, onFound: ["postcode_corrected"] },
+            { communes: byPostcode, onFound: ["city_corrected"] },
+          ],
+          notFound: ["postcode_city_mismatch"],
+          postcode,
+          anywhere: false,
+        };
+      }
       const slipOfCity = /\d/.test(p.city!) ? null : ref.closestCity(p.city!, byPostcode, { maxEdits: 1 });
       if (slipOfCity !== null && slipOfCity.communes.length > 0) return cityCorrectedTo(slipOfCity.communes);
       // "13100 Aix" for Aix-en-Provence: a commune of the postcode cut to its first word, which happens to name a
@@ -260,4 +278,15 @@ function siblingsIn(ref: Reference, communes: readonly string[]): string[] {
 
 function inDepartement(communes: string[], departement: string | null): string[] {
   return departement === null ? communes : communes.filter((c) => departementOfInsee(c) === departement);
+}
+
+/** A commune's département as its postcodes begin: Corsica's 2A and 2B are delivered under 20. */
+function postcodeDepartementOfInsee(insee: string): string {
+  const departement = departementOfInsee(insee);
+  return departement === "2A" || departement === "2B" ? "20" : departement;
+}
+
+/** The département a postcode belongs to by its first figures ("90150" → "90", "97110" → "971"). */
+function departementOfPostcode(postcode: string): string {
+  return postcode.startsWith("97") ? postcode.slice(0, 3) : postcode.slice(0, 2);
 }

@@ -98,11 +98,21 @@ function headsNames(word: string): boolean {
  * Reads the house number at the start of an address part: "12 bis rue X", "12bis, rue X", "241 r de X" (r = rue).
  * A lone letter is a suffix only when a street type or the end follows (docs/address_rules.md §5, addok#298).
  */
-export function readHouseNumber(text: string): HouseNumber | null {
+export function readHouseNumber(
+  text: string,
+  options: { postcodeElsewhere?: boolean; numberField?: boolean } = {},
+): HouseNumber | null {
   const m = LEADING.exec(text);
   if (!m) return null;
   const digits = m[1]!;
-  if (digits.length === 5) return null;
+  // Five figures are a postcode, unless the line has its postcode elsewhere (or this is the house-number field) and a
+  // street type or nothing follows: rural roads number their houses by the metre from the road's start ("10001 Route
+  // de Belfort, 90140 …").
+  if (digits.length === 5) {
+    const rest = text.slice(m[0].length);
+    const fits = (options.numberField && rest.trim() === "") || startsWithStreetType(rest);
+    if (!((options.postcodeElsewhere || options.numberField) && fits)) return null;
+  }
   const suffix = (m[2] ?? m[3])?.toLowerCase() ?? null;
   let rest = text.slice(m[0].length);
   if (suffix !== null && suffix.length === 1) {
@@ -115,6 +125,12 @@ export function readHouseNumber(text: string): HouseNumber | null {
     }
   }
   return { number: removeLeadingZeros(digits), suffix, rest: rest.trim() };
+}
+
+/** Whether the text's first word is a street type ("Route", "rte.", "ch"). */
+function startsWithStreetType(text: string): boolean {
+  const word = /^[^\s,]+/.exec(text)?.[0];
+  return word !== undefined && isStreetType(foldAccents(word).toLowerCase().replace(/\.$/, ""));
 }
 
 // Words after which a trailing number belongs to the name: "Rue du 8 Mai 1945", "Place du 18 Juin 1940", "Rue de l'An

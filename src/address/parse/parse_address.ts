@@ -356,6 +356,9 @@ const DOUBLED_WORD = /^(\p{L}+)\.?(?=\s+\1(?!\p{L}))/iu;
 const ADDRESSEE_AFTER = /\s+(?:c\/o|chez\s+(?:m|mme|mr|mlle|monsieur|madame|mademoiselle)\b|attn\b).*$/i;
 const BUILDING_AFTER = /(\S+)\s+(?:r[ée]s|r[ée]sidence|imm|immeuble)\.?\s+\S.*$/i;
 const ARTICLE = /^(?:de|du|des|la|le|les|l'|l’|d'|d’)$/i;
+// After the street, without a comma, the lieu-dit the address also stands in ("12 Route de Belfort lieu-dit Les
+// Jardins"): BAN files it apart from the street (nom_ld), never in its name. Not after an article ("Chemin du Lieu-dit").
+const LIEU_DIT_AFTER = /(\S+)\s+(?:lieu[\s-]?dits?|lieudit|ld)\.?\s+\S.*$/i;
 
 function streetSegment(text: string): string {
   const segments = text
@@ -366,6 +369,10 @@ function streetSegment(text: string): string {
   const building = BUILDING_AFTER.exec(street);
   if (building !== null && building.index > 0 && !ARTICLE.test(building[1]!)) {
     street = street.slice(0, building.index + building[1]!.length);
+  }
+  const lieuDit = LIEU_DIT_AFTER.exec(street);
+  if (lieuDit !== null && lieuDit.index > 0 && !ARTICLE.test(lieuDit[1]!)) {
+    street = street.slice(0, lieuDit.index + lieuDit[1]!.length);
   }
   street = withoutTrailingUnits(street);
   // "rue rue de Rivoli": a type word typed twice.
@@ -505,7 +512,7 @@ export function parseAddress(input: AddressInput): ParsedAddress {
     const parts = splitLine(line);
     ({ postcode, city, country, countryFrom, cedexDepartement, cedexPostcode } = parts);
     const { address, before } = streetPart(parts.address);
-    const hn = readHouseNumber(address);
+    const hn = readHouseNumber(address, { postcodeElsewhere: postcode !== null || cedexDepartement !== null });
     if (hn) {
       houseNumber = hn.number;
       suffix = foldSuffix(hn.suffix);
@@ -569,7 +576,9 @@ export function parseAddress(input: AddressInput): ParsedAddress {
   }
   const fieldNumber = blank(input.house_number);
   if (fieldNumber !== null) {
-    const hn = readHouseNumber(fieldNumber.replace(/\s+/g, " ").replace(NUMBER_SIGN_IN_FIELD, ""));
+    const hn = readHouseNumber(fieldNumber.replace(/\s+/g, " ").replace(NUMBER_SIGN_IN_FIELD, ""), {
+      numberField: true,
+    });
     if (hn) {
       numberAfterStreet = false;
       houseNumber = hn.number;

@@ -23,7 +23,18 @@ interface CommuneEntry {
   chefLieu?: string;
   commune?: string;
   codesPostaux?: string[];
+  anciensCodes?: string[];
 }
+
+/**
+ * Codes of communes that became another's outside the lists of former communes: Saint-Barthélemy and Saint-Martin left
+ * Guadeloupe on 15 July 2007 (loi organique 2007-223) and took the codes of their new collectivities (INSEE, Code
+ * officiel géographique), but older BAN rows and addresses still carry Guadeloupe's 97123 and 97127.
+ */
+const COLLECTIVITY_CODES: readonly (readonly [string, string])[] = [
+  ["97123", "97701"],
+  ["97127", "97801"],
+];
 
 const require = createRequire(import.meta.url);
 
@@ -52,6 +63,17 @@ export function compileReference(): ReferenceTables {
     else if (c.type === "arrondissement-municipal") current.push(`${c.code}|${c.nom}|${c.commune ?? ""}|${key(c.nom)}`);
     else if (c.chefLieu) formers.push(`${c.code}|${c.nom}|${c.chefLieu}|${key(c.nom)}`);
   }
+  // The codes a current commune had before a merger it was the whole of (Garde-Colombe, 05053, was Eyguians, 05069,
+  // among others): listed with no name, they map BAN rows (index/commune_codes.ts) and name no city.
+  const known = new Set(communes.map((c) => c.code));
+  for (const c of communes) {
+    if (c.type !== "commune-actuelle") continue;
+    for (const old of c.anciensCodes ?? []) {
+      if (!known.has(old)) formers.push(`${old}||${c.code}|`);
+      known.add(old);
+    }
+  }
+  for (const [old, current] of COLLECTIVITY_CODES) if (!known.has(old)) formers.push(`${old}||${current}|`);
   return { pairs: pairs.join("\n"), communes: current.join("\n"), formers: formers.join("\n") };
 }
 

@@ -82,6 +82,8 @@ function buildMaps(tables: ReferenceTables): ReferenceMaps {
   }
   for (const line of tables.formers.split("\n")) {
     const [, , parent, key] = line.split("|") as [string, string, string, string];
+    // A former code without a name (compile.ts) only maps BAN rows.
+    if (key === "") continue;
     for (const c of expand(parent)) addCity(key, "former", c);
   }
   return m;

@@ -283,7 +283,8 @@ export class Reference {
     return tie ? -1 : best;
   }
 
-  /** Delivery name in display case: "PARIS" → "Paris", "PARIS 16" → "Paris 16", "L ABERGEMENT CLEMENCIAT" →
+  /** Delivery name in display case: "PARIS" → "Paris", "PARIS 16" → "Paris 16", "POINTE A PITRE PRINCIPAL" →
+   *  "Pointe-à-Pitre", "L ABERGEMENT CLEMENCIAT" →
    *  "L'Abergement-Clémenciat" (the commune's own spelling whenever the delivery name is that name in capitals). */
   deliveryName(postcode: string, insee: string): string {
     const pairs = this.#pairs(postcode);
@@ -296,8 +297,19 @@ export class Reference {
       if (!candidate) continue;
       const up = upperKey(candidate);
       if (up === achem) return candidate;
-      if (achem.startsWith(`${up} `)) return candidate + achem.slice(up.length);
+      // "PARIS 16": the arrondissement's number is part of the name people write; "POINTE A PITRE PRINCIPAL",
+      // "GRENADE SUR GARONNE": La Poste's qualifiers are line 6's (acheminement()), the city is the commune's name.
+      if (achem.startsWith(`${up} `))
+        return /^ \d+$/.test(achem.slice(up.length)) ? candidate + achem.slice(up.length) : candidate;
     }
     return titleCase(achem);
+  }
+
+  /** The delivery name as La Poste prints it on line 6 ("GRENADE SUR GARONNE"), without the "PRINCIPAL" of a main
+   *  office that the current base no longer writes ("POINTE A PITRE"); null when no pair lists the postcode. */
+  acheminement(postcode: string, insee: string): string | null {
+    const pairs = this.#pairs(postcode);
+    const pair = pairs.find((p) => p.insee === insee) ?? pairs[0];
+    return pair ? upperKey(pair.acheminement).replace(/ PRINCIPAL$/, "") : null;
   }
 }

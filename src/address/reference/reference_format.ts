@@ -18,7 +18,8 @@ export interface ReferenceTables {
   /** "insee|name|parent|city key" lines: current communes and municipal arrondissements (parent = their commune). */
   communes: string;
   /** "insee|name|parent|city key" lines: delegated and associated former communes (parent = the current commune).
-   *  City keys are computed here once, not in every worker. */
+   *  City keys are computed here once, not in every worker. A line with no name (nor key) is a code a current
+   *  commune had before a merger, which only maps BAN rows. */
   formers: string;
 }
 

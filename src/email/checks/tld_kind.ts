@@ -7,7 +7,8 @@ export type TldKind = "delegated" | "special_resolved" | "never_resolves" | "und
 
 // RFC 6761 §6.2 (.test) and §6.5 (.example): "Application software SHOULD NOT recognize" these names as special and
 // resolvers send their queries to the configured DNS servers like any other. Staging environments and test peers
-// use them (docs/contract.md §1 names vrai.test), so they go to DNS_SERVERS: a live key gets whatever DNS says.
+// use them (docs/contract.md §1 names vrai.test), so they go to DNS_SERVERS: a live key gets whatever DNS says (the
+// reserved test addresses aside, which http/test_inputs.ts refuses to a live key before any check runs).
 const SPECIAL_RESOLVED: ReadonlySet<string> = new Set(["test", "example"]);
 // Names that no DNS query may answer, so none is sent and the answer is domain_does_not_resolve:
 // - localhost, RFC 6761 §6.3: resolvers SHOULD answer loopback for addresses and "negative responses for all other

@@ -1,7 +1,10 @@
-// GET /: where to start, without a key. A short HTML page for a browser (Accept prefers text/html), else a small JSON
-// document: the OpenAPI description, the endpoints (read from it, so the list cannot drift) and the error pages.
+// GET /: where to start, without a key. For a browser (Accept prefers text/html) the page for people (web/index.html,
+// see page_assets.ts) unless PAGE=off; else a small JSON document: the service's version and indexed départements,
+// the OpenAPI description, the endpoints (read from it, so the list cannot drift) and the error pages. The page reads
+// that same document for what it shows about the service.
 import { PROBLEM_TYPES } from "../errors.ts";
 import { json } from "../problem.ts";
+import type { PageAssets } from "./page_assets.ts";
 
 interface Operation {
   operationId?: string;
@@ -21,6 +24,10 @@ export interface HomeOptions {
   publicUrl: () => string;
   /** The OpenAPI document for a public URL. */
   describe: (publicUrl: string) => DescribedApi;
+  /** The running service: its version and the départements it answers addresses for now (read at each call). */
+  about: () => { version: string; departements: readonly string[] };
+  /** The page for browsers; undefined when it is turned off (PAGE=off): browsers get the JSON document too. */
+  page: PageAssets | undefined;
 }
 
 interface Endpoint {
@@ -28,10 +35,6 @@ interface Endpoint {
   path: string;
   summary: string;
   operation_id: string | undefined;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 }
 
 /** The quality an Accept header gives a media type: its most specific matching range wins (RFC 9110 §12.5.1). */
@@ -84,47 +87,19 @@ function homeDocument(publicUrl: string, api: DescribedApi) {
   };
 }
 
-function homePage(home: ReturnType<typeof homeDocument>): string {
-  const endpoints = home.endpoints
-    .map((e) => `<li><code>${escapeHtml(e.method)} ${escapeHtml(e.path)}</code>: ${escapeHtml(e.summary)}</li>`)
-    .join("\n");
-  const errors = home.errors
-    .map(
-      (e) =>
-        `<li><a href="/errors/${escapeHtml(e.slug)}">${escapeHtml(e.slug)}</a> (${e.status}): ${escapeHtml(e.title)}</li>`,
-    )
-    .join("\n");
-  return `<!doctype html><html lang="en"><meta charset="utf-8"><title>${escapeHtml(home.name)}</title>
-<h1>${escapeHtml(home.name)}</h1>
-<p>${escapeHtml(home.description)}</p>
-<p>The API is described in OpenAPI 3.1: <a href="/v1/openapi.json">/v1/openapi.json</a>.
-Every call needs <code>${escapeHtml(home.authentication)}</code>.</p>
-<h2>Endpoints</h2>
-<ul>
-${endpoints}
-</ul>
-<h2>Errors</h2>
-<p>Every failure is an RFC 9457 problem document; its <code>type</code> links one of these pages.</p>
-<ul>
-${errors}
-</ul>
-<p>Health: <a href="/healthz">/healthz</a>, <a href="/readyz">/readyz</a>; Prometheus metrics:
-<a href="/metrics">/metrics</a>.</p>
-</html>
-`;
-}
-
 export function homeRoute(options: HomeOptions) {
-  const { publicUrl, describe } = options;
+  const { publicUrl, describe, about, page } = options;
   let cached: { url: string; home: ReturnType<typeof homeDocument> } | undefined;
   return (request: Request): Response => {
+    if (page !== undefined && prefersHtml(request.headers.get("accept"))) {
+      const response = page.page(request);
+      response.headers.set("vary", "accept, accept-encoding");
+      return response;
+    }
     const url = publicUrl();
     if (cached?.url !== url) cached = { url, home: homeDocument(url, describe(url)) };
-    if (prefersHtml(request.headers.get("accept"))) {
-      return new Response(homePage(cached.home), {
-        headers: { "content-type": "text/html; charset=utf-8", vary: "accept" },
-      });
-    }
-    return json(cached.home, { headers: { vary: "accept" } });
+    const { version, departements } = about();
+    const { name, description, ...rest } = cached.home;
+    return json({ name, description, version, departements, ...rest }, { headers: { vary: "accept" } });
   };
 }

@@ -17,6 +17,7 @@ import type { Services } from "../../services.ts";
 import { HttpError } from "../errors.ts";
 import { admit } from "../guard.ts";
 import { json } from "../problem.ts";
+import { streamedResponse } from "../light.ts";
 import { decodeSegment } from "../router.ts";
 import { JobIdSchema } from "../schemas.ts";
 
@@ -108,7 +109,7 @@ function csvResponse(table: JobTable, headers: Record<string, string>): Response
       controller.enqueue(encoder.encode(csvLines(lines)));
     },
   });
-  return new Response(body, {
+  return streamedResponse(body, {
     status: 200,
     headers: {
       ...headers,
@@ -150,7 +151,7 @@ function addressCsvResponse(table: AddressJobTable, headers: Record<string, stri
       await pages.return?.();
     },
   });
-  return new Response(body, {
+  return streamedResponse(body, {
     status: 200,
     headers: {
       ...headers,

@@ -5,6 +5,7 @@ import { RESERVED_ADDRESS_LINES, testAddressAnswer } from "../../testmode/addres
 import { SINGLE_BODY_LIMIT } from "../body.ts";
 import { HttpError } from "../errors.ts";
 import { AddressInputSchema } from "../schemas.ts";
+import { ADDRESS_INPUTS, assertInputsFitKey, BODY } from "../test_inputs.ts";
 import { verificationHandler } from "../verification_call.ts";
 
 export function testAddressOrRefuse(input: AddressInput) {
@@ -57,6 +58,7 @@ export function verifyAddressRoute(services: Services) {
     meters: ["address"],
     schema: AddressInputSchema,
     body: { limit: SINGLE_BODY_LIMIT, oversized: "invalid-request" },
+    inputsFitKey: (body, mode) => assertInputsFitKey(mode, ADDRESS_INPUTS, [body], () => ({ member: BODY }), "verify"),
     testAnswer: (body) => {
       const answer = testAddressOrRefuse(body);
       services.metrics?.addressMatch(answer.verdict, "test", 0);

@@ -5,6 +5,7 @@ import { HttpError } from "../errors.ts";
 import { applyPreferredWait } from "../prefer.ts";
 import { scopeOf } from "../request_scope.ts";
 import { EmailRequestSchema } from "../schemas.ts";
+import { EMAIL_INPUTS, assertInputsFitKey } from "../test_inputs.ts";
 import { verificationHandler } from "../verification_call.ts";
 
 export function testEmailOrRefuse(email: string) {
@@ -33,6 +34,8 @@ export function verifyEmailRoute(services: Services) {
     meters: ["email"],
     schema: EmailRequestSchema,
     body: { limit: SINGLE_BODY_LIMIT, oversized: "invalid-request" },
+    inputsFitKey: (body, mode) =>
+      assertInputsFitKey(mode, EMAIL_INPUTS, [body.email], () => ({ member: "email" }), "verify"),
     testAnswer: (body) => ({ data: countedTestAnswer(services, testEmailOrRefuse(body.email)) }),
     charges: () => [{ endpoint: "email", amount: 1 }],
     async run(body, _caller, request) {

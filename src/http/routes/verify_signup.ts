@@ -6,6 +6,7 @@ import { HttpError } from "../errors.ts";
 import { applyPreferredWait } from "../prefer.ts";
 import { scopeOf } from "../request_scope.ts";
 import { SignupRequestSchema } from "../schemas.ts";
+import { ADDRESS_INPUTS, assertInputsFitKey, EMAIL_INPUTS } from "../test_inputs.ts";
 import { verificationHandler } from "../verification_call.ts";
 import { assertAddressAnswering, testAddressOrRefuse, verifyAddress } from "./verify_address.ts";
 import { countedTestAnswer, testEmailOrRefuse } from "./verify_email.ts";
@@ -44,6 +45,13 @@ export function verifySignupRoute(services: Services) {
           `Cannot verify signup: country ${body.country} differs from address.country ${inner}`,
         );
       }
+    },
+    inputsFitKey(body, mode) {
+      if (body.email !== undefined) {
+        assertInputsFitKey(mode, EMAIL_INPUTS, [body.email], () => ({ member: "email" }), "verify");
+      }
+      const address = addressOf(body);
+      if (address) assertInputsFitKey(mode, ADDRESS_INPUTS, [address], () => ({ member: "address" }), "verify");
     },
     testAnswer(body) {
       const address = addressOf(body);
