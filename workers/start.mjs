@@ -92,6 +92,37 @@ async function build(sources) {
   return true;
 }
 
+/** What `npm start -- --help` prints: the server takes no options, its settings are environment variables. */
+const USAGE = `Usage: npm start
+
+Serves the vrai API (and the page at /) on PORT (default 8080), with the embedded database in STATE_DIR
+(default ./state), or on PostgreSQL when DATABASE_URL is set. The first start compiles src/ into dist/.
+
+Every setting is an environment variable (README.md, "Configuration"), for example:
+  PORT=9000 npm start
+  DATABASE_URL=postgres://user@host/db ROLE=api npm start
+  BAN_SOURCE=/path/to/ban-files npm start
+
+Other commands: npm run keys, npm run ban, npm run doctor, npm run verify (each answers --help).
+
+  -h, --help   this text
+`;
+
+// The server reads no options: --help and -h print the usage, anything else is a mistake named in one line (exit 2)
+// rather than a server started as if the option had been understood.
+const given = process.argv.slice(2).filter((arg) => arg !== "--build");
+if (given.includes("--help") || given.includes("-h")) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+if (given.length > 0) {
+  const what = given[0].startsWith("-") ? `unknown option ${given[0]}` : `unexpected argument ${given[0]}`;
+  process.stderr.write(
+    `Cannot run start: ${what}; its settings are environment variables (npm start -- --help lists the options)\n`,
+  );
+  process.exit(2);
+}
+
 const buildOnly = process.argv.includes("--build");
 const sources = fingerprint();
 const fresh = builtFrom() === sources || (await build(sources));

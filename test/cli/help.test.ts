@@ -53,6 +53,9 @@ const HELP: Array<[string, string[], RegExp]> = [
   ["doctor", ["-h"], /^Usage: npm run doctor \[-- --json\]\n/],
   ["verify", ["--help"], /^Usage: npm run verify -- FILE\.csv --out RESULTS\.csv \[options\]\n/],
   ["verify", ["-h"], /^Usage: npm run verify -- FILE\.csv --out RESULTS\.csv \[options\]\n/],
+  // The server itself: --help must not start it (on port 8080, with a database in ./state).
+  ["start", ["--help"], /^Usage: npm start\n\nServes the vrai API/],
+  ["start", ["-h"], /^Usage: npm start\n\nServes the vrai API/],
 ];
 
 test("every command answers --help and -h with its usage on stdout, exit 0, touching no database", async (t) => {
@@ -110,6 +113,11 @@ test("a wrong option is one line naming it and the --help to read, exit 2, no st
       "verify",
       ["list.csv", "--colour", "--out", "x.csv"],
       "Cannot run verify: unknown option --colour (npm run verify -- --help lists the options)",
+    ],
+    [
+      "start",
+      ["--port", "9000"],
+      "Cannot run start: unknown option --port; its settings are environment variables (npm start -- --help lists the options)",
     ],
   ];
   for (const [script, args, message] of cases) {
