@@ -7,6 +7,7 @@ import type { Sql } from "../../store/db.ts";
 import type { CatchAllMemo } from "../checks/catch_all_memo.ts";
 import type { MxHealth } from "../smtp/mx_health.ts";
 import { createClusterChannel, type ClusterChannel } from "./cluster_channel.ts";
+import { createClusterPresence, type ClusterPresence } from "./cluster_presence.ts";
 import { shareCatchAll } from "./shared_catch_all.ts";
 import { shareCoolOff, type SharedMxHealth } from "./shared_cool_off.ts";
 import { createSlotLeases, type SlotLeases } from "./slot_leases.ts";
@@ -14,6 +15,8 @@ import { createSlotLeases, type SlotLeases } from "./slot_leases.ts";
 export interface MailServerCluster {
   readonly channel: ClusterChannel;
   readonly leases: SlotLeases;
+  /** The other processes live on the database. */
+  readonly presence: ClusterPresence;
   /** The engine's catch-all memo, shared with the other processes. */
   shareCatchAll(local: CatchAllMemo, options: { ttlMs: number }): CatchAllMemo;
   /** The prober's MX health, shared with the other processes. */
@@ -36,11 +39,13 @@ export function createMailServerCluster(sql: Sql, options: MailServerClusterOpti
   const { maxPerHost, leaseTtlMs, log } = options;
   const channel = createClusterChannel(sql, { log });
   const leases = createSlotLeases({ channel, maxPerHost, ttlMs: leaseTtlMs, log });
+  const presence = createClusterPresence(channel);
   const healths: SharedMxHealth[] = [];
   return {
     channel,
     leases,
-    shareCatchAll: (local, { ttlMs }) => shareCatchAll(local, { channel, ttlMs, log }),
+    presence,
+    shareCatchAll: (local, { ttlMs }) => shareCatchAll(local, { channel, ttlMs, log, alone: presence.alone }),
     shareCoolOff(local, { coolOffMs }) {
       const shared = shareCoolOff(local, { channel, coolOffMs, log });
       healths.push(shared);
@@ -51,6 +56,7 @@ export function createMailServerCluster(sql: Sql, options: MailServerClusterOpti
       for (const health of healths) await health.load().catch(() => {});
     },
     async close() {
+      presence.close(); // sent before the channel closes: the others stop counting this process at once
       await leases.close();
       await channel.close();
     },

@@ -4,6 +4,11 @@
 // wait for its answer (told over the cluster channel, else read from the table), asking themselves only if it does
 // not come before the claim runs out (its process died, or it could not ask). A single call does not wait for a
 // probe of another process: it asks on its own session (one more RCPT TO) unless the answer is known.
+//
+// A process alone on the database (cluster_presence.ts) does not wait for its claim: nobody else could be probing
+// the domain, so it asks at once, as a process without a cluster does, and writes the claim meanwhile for a process
+// that joins later. Wrong only when a process joined a moment ago and claims the same domain before that row is
+// written; the cost is then one catch-all probe more, never a wrong answer.
 import type { Logger } from "../../log.ts";
 import type { CatchAllMemo } from "../checks/catch_all_memo.ts";
 import { knownCatchAll } from "../checks/probe_outcome.ts";
@@ -16,6 +21,8 @@ export interface SharedCatchAllOptions {
   ttlMs: number;
   /** How long a claim holds the others back: a bulk probe may wait in its MX's queue for a while. */
   claimMs?: number;
+  /** True while no other process shares the database (cluster_presence.ts): claims are then made off the path. */
+  alone?: () => boolean;
   log: Logger;
   now?: () => number;
 }
@@ -24,7 +31,7 @@ export interface SharedCatchAllOptions {
 const POLL_MS = 500;
 
 export function shareCatchAll(local: CatchAllMemo, options: SharedCatchAllOptions): CatchAllMemo {
-  const { channel, ttlMs, claimMs = 60_000, log, now = Date.now } = options;
+  const { channel, ttlMs, claimMs = 60_000, log, now = Date.now, alone = () => false } = options;
   const { sql, self } = channel;
   /** Answers found by other processes: catch-all or not, until when (this process's clock). */
   const answers = new Map<string, { catchAll: boolean; until: number }>();
@@ -32,6 +39,15 @@ export function shareCatchAll(local: CatchAllMemo, options: SharedCatchAllOption
   const elsewhere = new Map<string, number>();
   /** Claims this process is making (one statement per domain at a time). */
   const claiming = new Map<string, Promise<boolean>>();
+  /** Domains claimed here while alone, whose probe has not been shared yet: until when the claim holds. */
+  const claimedHere = new Map<string, number>();
+  const heldHere = (domain: string) => {
+    const until = claimedHere.get(domain);
+    if (until === undefined) return false;
+    if (now() < until) return true;
+    claimedHere.delete(domain);
+    return false;
+  };
   /** Callers waiting for another process's answer, per domain. */
   const waiters = new Map<string, Set<() => void>>();
 
@@ -131,9 +147,11 @@ export function shareCatchAll(local: CatchAllMemo, options: SharedCatchAllOption
 
   return {
     known: (domain) => local.known(domain) || answerOf(domain) !== undefined,
-    pending: (domain) => local.pending(domain) || claiming.has(domain) || probingElsewhere(domain),
+    pending: (domain) => local.pending(domain) || claiming.has(domain) || heldHere(domain) || probingElsewhere(domain),
     async claim(domain, { bulk }) {
-      if (local.known(domain) || local.pending(domain) || answerOf(domain) !== undefined) return false;
+      if (local.known(domain) || local.pending(domain) || heldHere(domain) || answerOf(domain) !== undefined) {
+        return false;
+      }
       let mine = claiming.get(domain);
       if (mine !== undefined) {
         // Another caller here claims it: it asks (or learns the answer); this one does not.
@@ -141,6 +159,14 @@ export function shareCatchAll(local: CatchAllMemo, options: SharedCatchAllOption
         return false;
       }
       if (bulk && probingElsewhere(domain)) return false;
+      if (alone()) {
+        // Nobody else to agree with: ask now; the row tells a process that joins meanwhile that the probe runs here.
+        claimedHere.set(domain, now() + claimMs);
+        void claim(domain).catch((error) =>
+          log.warn("cannot claim a catch-all probe", { domain, error: String(error) }),
+        );
+        return true;
+      }
       mine = claim(domain).catch((error) => {
         log.warn("cannot claim a catch-all probe", { domain, error: String(error) });
         return true; // the database is away: ask, as a single process would
@@ -156,6 +182,7 @@ export function shareCatchAll(local: CatchAllMemo, options: SharedCatchAllOption
       }
     },
     share(domain, answer) {
+      claimedHere.delete(domain);
       local.share(domain, answer);
       void answer.then((outcome) => publish(domain, outcome));
     },

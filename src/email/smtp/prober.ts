@@ -182,6 +182,9 @@ interface HostResult {
 
 const TIMEOUT: ProbeOutcome = { kind: "timeout" };
 
+/** The host would not take the connection (refused, unreachable): a refusal of us, as a 421 greeting is. */
+const connectRefused = (error: unknown) => error instanceof SmtpError && error.code === "SMTP_CONNECT";
+
 /**
  * Calls `fn` when `signal` aborts; returns the unsubscribe. Thousands of bulk recipients wait on one signal (their
  * batch's): each signal gets one listener that fans out, since EventTarget's add and remove cost O(listeners).
@@ -324,7 +327,7 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
     // The host may have been found failing while this probe waited for its slot.
     if (options.skipFailingHosts && health.failing(host.exchange)) {
       finish(slot, slot.session, options.reuse);
-      return { final: false, outcome: TIMEOUT, catchAll: null };
+      return { final: false, outcome: health.skipped(host.exchange), catchAll: null };
     }
     const dialogue = deadline(probeTimeoutMs, { parents: [options.signal], what: `probe ${host.exchange}` });
     const signal = dialogue.signal;
@@ -343,7 +346,7 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
         if (session === null) {
           const opened = await open(host, address, signal);
           if ("final" in opened) {
-            health.answered(host.exchange);
+            health.refused(host.exchange, opened.outcome);
             finish(slot, null, false);
             return opened;
           }
@@ -381,6 +384,7 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
       slot.release(null, { keep: false });
       const outcome = fromSmtpError(error);
       if (outcome.kind === "timeout" && !options.signal.aborted) health.timedOut(host.exchange);
+      else if (connectRefused(error)) health.refused(host.exchange, outcome);
       return { final: false, outcome, catchAll: null };
     } finally {
       dialogue.dispose();
@@ -530,7 +534,7 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
         const failing = health.failing(q.host.exchange);
         const asked = batch.filter((w) => {
           if (!(failing && w.skipFailingHosts)) return true;
-          w.settle({ final: false, outcome: TIMEOUT, catchAll: null });
+          w.settle({ final: false, outcome: health.skipped(q.host.exchange), catchAll: null });
           return false;
         });
         if (asked.length === 0) continue;
@@ -614,7 +618,7 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
       if (session === null) {
         const opened = await open(q.host, q.address, signal);
         if ("final" in opened) {
-          health.answered(host);
+          health.refused(host, opened.outcome);
           for (const w of batch) w.settle(opened);
           return null;
         }
@@ -815,6 +819,7 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
       }
       const outcome = fromSmtpError(error);
       if (outcome.kind === "timeout") health.timedOut(host);
+      else if (connectRefused(error)) health.refused(host, outcome);
       stuck?.settle({ final: false, outcome, catchAll: null });
       requeue(q, batch.slice(current + 1));
       // Recipients before `current` were answered; any left taken (none should be) go back too.
@@ -839,7 +844,7 @@ export function createSmtpProber(options: SmtpProberOptions): SmtpProber {
         continue;
       }
       if (options.skipFailingHosts && health.failing(host.exchange)) {
-        failures.push(TIMEOUT);
+        failures.push(health.skipped(host.exchange));
         continue;
       }
       let result: HostResult;
