@@ -7,7 +7,7 @@
 // said: `timeout` after time-outs (the runner retries them once after the cool-off), the refusal itself after a
 // refusal (a 4xx deferral is `greylisted` and retried on the greylisting schedule, anything else probe_unavailable),
 // never a reason the host did not give. Any answer from the host in a transaction clears its count.
-import type { ProbeOutcome } from "./prober.ts";
+import type { ProbeOutcome } from "./probe_outcome.ts";
 
 export interface MxHealth {
   /** True while the host is cooling off after repeated time-outs or refusals. */

@@ -35,12 +35,10 @@ import type { MxHost } from "../types.ts";
 import type { SmtpDialer } from "./dialer.ts";
 import { coolOffFor, createMxHealth, type MxHealth } from "./mx_health.ts";
 import { quit, type SlotPriority, type SmtpPool, type SmtpSession, type SmtpSlot } from "./pool.ts";
-import { classifyReply, type ReplyCategory, type SmtpReply } from "./reply.ts";
+import type { ProbeOutcome } from "./probe_outcome.ts";
+import { classifyReply } from "./reply.ts";
 
-export type ProbeOutcome =
-  | { kind: "reply"; category: ReplyCategory; reply: SmtpReply; host: string }
-  | { kind: "timeout" }
-  | { kind: "unavailable"; why: string };
+export type { ProbeOutcome } from "./probe_outcome.ts";
 
 export interface RecipientProbe {
   /** The answer about the recipient. */
