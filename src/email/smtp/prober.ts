@@ -36,7 +36,7 @@ import type { SmtpDialer } from "./dialer.ts";
 import { coolOffFor, createMxHealth, type MxHealth } from "./mx_health.ts";
 import { quit, type SlotPriority, type SmtpPool, type SmtpSession, type SmtpSlot } from "./pool.ts";
 import type { ProbeOutcome } from "./probe_outcome.ts";
-import { classifyReply } from "./reply.ts";
+import { classifyReply, type SmtpReply } from "./reply.ts";
 
 export type { ProbeOutcome } from "./probe_outcome.ts";
 
