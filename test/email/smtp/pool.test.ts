@@ -1,30 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { SmtpConnection } from "../../../src/email/smtp/dialer.ts";
-import { createSmtpPool, type SmtpSession } from "../../../src/email/smtp/pool.ts";
-import { parseReply } from "../../../src/email/smtp/reply.ts";
-
-function fakeSession(log: string[], name: string): SmtpSession {
-  let closed = false;
-  const conn: SmtpConnection = {
-    get closed() {
-      return closed;
-    },
-    read: async () => parseReply(["220 hi"])!,
-    command: async (line) => {
-      log.push(`${name}:${line}`);
-      return parseReply(["221 bye"])!;
-    },
-    close: () => {
-      if (!closed) log.push(`${name}:closed`);
-      closed = true;
-    },
-    waitClosed: async () => {},
-  };
-  return { conn, target: { host: "mx", address: "93.184.216.34", port: 25 }, smtpUtf8: false };
-}
-
-const live = () => new AbortController().signal;
+import { createSmtpPool } from "../../../src/email/smtp/pool.ts";
+import { fakeSession, live } from "./fake_session.ts";
 
 test("createSmtpPool() refuses a limit below one with RangeError", () => {
   assert.throws(() => createSmtpPool({ maxPerHost: 0 }), RangeError);

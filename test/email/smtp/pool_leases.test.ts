@@ -4,9 +4,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { SlotLeases } from "../../../src/email/cluster/slot_leases.ts";
-import type { SmtpConnection } from "../../../src/email/smtp/dialer.ts";
-import { createSmtpPool, type SlotPriority, type SmtpSession } from "../../../src/email/smtp/pool.ts";
-import { parseReply } from "../../../src/email/smtp/reply.ts";
+import { createSmtpPool, type SlotPriority } from "../../../src/email/smtp/pool.ts";
+import { fakeSession, live } from "./fake_session.ts";
 
 /** A cluster's slots in memory: `free` of them for this process; what the others wish is set by the test. */
 function memoryLeases(free: number) {
@@ -49,27 +48,6 @@ function memoryLeases(free: number) {
   };
 }
 
-function fakeSession(log: string[], name: string): SmtpSession {
-  let closed = false;
-  const conn: SmtpConnection = {
-    get closed() {
-      return closed;
-    },
-    read: async () => parseReply(["220 hi"])!,
-    command: async (line) => {
-      log.push(`${name}:${line}`);
-      return parseReply(["221 bye"])!;
-    },
-    close: () => {
-      if (!closed) log.push(`${name}:closed`);
-      closed = true;
-    },
-    waitClosed: async () => {},
-  };
-  return { conn, target: { host: "mx", address: "93.184.216.34", port: 25 }, smtpUtf8: false };
-}
-
-const live = () => new AbortController().signal;
 const turn = () => new Promise((resolve) => setTimeout(resolve, 10));
 
 test("a permit is a leased slot: none beyond the cluster's, given back once nobody here needs it", async () => {
