@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { livePeersSkip } from "../email/peers.ts";
 import { eventually } from "../helpers/eventually.ts";
-import { BUSY, MAX_PER_MX, headersFor, startClusterWorld } from "./cluster_world.ts";
+import { BUSY, MAX_PER_MX, headersFor, startClusterWorld, submitBulk } from "./cluster_world.ts";
 
 const skip = livePeersSkip("cluster fault tests over live peers (127.0.41.x)");
 /** This file's mail servers: loopback addresses no other test file binds. */
@@ -32,13 +32,7 @@ test("a worker killed with SIGKILL mid-job: a new worker completes it, every add
     timeoutMs: 20_000,
   });
   const emails = Array.from({ length: 800 }, (_, i) => `${i % 5 === 4 ? "ghost" : "user"}${i}@${BUSY}`);
-  const submitted = await fetch(`${api.url}/v1/email/bulk`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ emails }),
-  });
-  assert.equal(submitted.status, 202);
-  const { job_id } = (await submitted.json()) as { job_id: string };
+  const job_id = await submitBulk(api.url, world.key, emails);
   const readJob = async () => (await fetch(`${api.url}/v1/jobs/${job_id}`, { headers })).json();
   // Watched at the mail server: job reads have a rate limit of their own (60 a minute).
   await eventually("the worker to ask some addresses", () => world.busy.recipients.length, {
@@ -91,13 +85,7 @@ test("an API process killed with SIGKILL mid-calls: only its calls in flight fai
   }
   // A bulk job keeps the MX busy meanwhile: the calls take their slots from it.
   const emails = Array.from({ length: 300 }, (_, i) => `user-bulk${i}@${BUSY}`);
-  const submitted = await fetch(`${survivor.url}/v1/email/bulk`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ emails }),
-  });
-  assert.equal(submitted.status, 202);
-  const { job_id } = (await submitted.json()) as { job_id: string };
+  const job_id = await submitBulk(survivor.url, world.key, emails);
 
   const outcomes: Array<{ to: "doomed" | "survivor"; sentAt: number; status: number | "failed" }> = [];
   let killedAt = Number.POSITIVE_INFINITY;

@@ -1,6 +1,7 @@
 // What the cluster tests share: two loopback mail servers (on addresses each test file names, so that files run at
 // once never bind the same one), a DNS zone, a PostgreSQL schema of their own with an account and a key, and the real
 // program started as several processes on it.
+import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
@@ -112,6 +113,17 @@ export async function startClusterWorld(t: TestContext, options: ClusterWorldOpt
       }
     },
   };
+}
+
+/** Submits a bulk email job through `url` and returns its id; anything but 202 fails the test with the answer. */
+export async function submitBulk(url: string, key: string, emails: string[]): Promise<string> {
+  const submitted = await fetch(`${url}/v1/email/bulk`, {
+    method: "POST",
+    headers: headersFor(key),
+    body: JSON.stringify({ emails }),
+  });
+  assert.equal(submitted.status, 202, await submitted.clone().text());
+  return ((await submitted.json()) as { job_id: string }).job_id;
 }
 
 export const headersFor = (key: string) => ({ "content-type": "application/json", authorization: `Bearer ${key}` });

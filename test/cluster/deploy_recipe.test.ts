@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { livePeersSkip } from "../email/peers.ts";
 import { eventually } from "../helpers/eventually.ts";
 import { ROOT, type ServerProcess } from "../helpers/process.ts";
-import { BUSY, MAX_PER_MX, headersFor, startClusterWorld } from "./cluster_world.ts";
+import { BUSY, MAX_PER_MX, headersFor, startClusterWorld, submitBulk } from "./cluster_world.ts";
 
 const HAPROXY = "/usr/sbin/haproxy";
 const haproxyMissing =
@@ -61,9 +61,7 @@ test("HAProxy, two API processes and a worker: a rolling restart fails no call a
   });
 
   const emails = Array.from({ length: 400 }, (_, i) => `${i % 5 === 4 ? "ghost" : "user"}${i}@${BUSY}`);
-  const submitted = await fetch(`${url}/v1/email/bulk`, { method: "POST", headers, body: JSON.stringify({ emails }) });
-  assert.equal(submitted.status, 202);
-  const { job_id } = (await submitted.json()) as { job_id: string };
+  const job_id = await submitBulk(url, world.key, emails);
 
   // Calls through the balancer the whole time, four at once.
   const outcomes: Array<string | number> = [];

@@ -7,7 +7,15 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { livePeersSkip } from "../email/peers.ts";
 import { eventually } from "../helpers/eventually.ts";
-import { BUSY, CATCH_ALL, MAX_PER_MX, catchAllProbes, headersFor, startClusterWorld } from "./cluster_world.ts";
+import {
+  BUSY,
+  CATCH_ALL,
+  MAX_PER_MX,
+  catchAllProbes,
+  headersFor,
+  startClusterWorld,
+  submitBulk,
+} from "./cluster_world.ts";
 
 const skip = livePeersSkip("cluster tests over live peers (127.0.41.x)");
 /** This file's mail servers: loopback addresses no other test file binds. */
@@ -41,13 +49,7 @@ test("three processes keep one per-MX budget, single calls first, and probe a ca
     emails.push(`${i % 5 === 4 ? "ghost" : "user"}${i}@${BUSY}`);
     if (i % 6 === 0) emails.push(`someone${i}@${CATCH_ALL}`);
   }
-  const submitted = await fetch(`${both.url}/v1/email/bulk`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ emails }),
-  });
-  assert.equal(submitted.status, 202);
-  const { job_id } = (await submitted.json()) as { job_id: string };
+  const job_id = await submitBulk(both.url, world.key, emails);
   const readJob = async () => (await fetch(`${api.url}/v1/jobs/${job_id}`, { headers })).json();
   // Watched at the mail server: job reads have a rate limit of their own (60 a minute).
   await eventually("the job to be under way", () => world.busy.recipients.length, {
