@@ -5,7 +5,7 @@
 // Idempotency-Key. The index is imported once for the file; each test runs its own server and runner over it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -16,15 +16,10 @@ import { importBan } from "../../src/address/index/import.ts";
 import { startAddressJobRunner } from "../../src/jobs/address_runner.ts";
 import { silentLogger } from "../../src/log.ts";
 import { copyCachedReference } from "../helpers/reference_cache.ts";
+import { plansFile } from "../helpers/plans_file.ts";
 
 const PARIS = resolve("../shared/data/ban/adresses-75.csv.gz");
 const skip = existsSync(PARIS) ? false : `real Paris BAN file absent at ${PARIS}: bulk address HTTP tests skipped`;
-
-function plansFile(plans: unknown): string {
-  const file = join(mkdtempSync(join(tmpdir(), "vrai-plans-")), "plans.json");
-  writeFileSync(file, JSON.stringify({ plans }));
-  return file;
-}
 
 const PLANS_FILE = plansFile({
   small: {

@@ -2,9 +2,6 @@
 // and the summary on every read. No runner: the test finishes items itself through the job store, so a job is
 // exactly as partial as each test needs.
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { test } from "node:test";
 import { parse } from "csv-parse/sync";
 import type { EmailVerification } from "../../src/email/types.ts";
@@ -12,12 +9,7 @@ import { allChecks } from "../../src/email/vocabulary.ts";
 import { createJobStore } from "../../src/jobs/job_store.ts";
 import { prefersCsv } from "../../src/http/routes/read_job.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-
-function plansFile(plans: unknown): string {
-  const file = join(mkdtempSync(join(tmpdir(), "vrai-plans-")), "plans.json");
-  writeFileSync(file, JSON.stringify({ plans }));
-  return file;
-}
+import { plansFile } from "../helpers/plans_file.ts";
 
 const PLANS_FILE = plansFile({
   small: { quota: { email: 10, address: 10 }, rate: { per_minute: 6000, burst: 0 }, batch_max: 6 },

@@ -5,19 +5,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { request as httpRequest, type IncomingMessage } from "node:http";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { RESERVED_ADDRESS_LINES } from "../../src/testmode/address.ts";
 import { RESERVED_EMAILS } from "../../src/testmode/email.ts";
-
-function plansFile(plans: unknown): string {
-  const file = join(mkdtempSync(join(tmpdir(), "vrai-plans-")), "plans.json");
-  writeFileSync(file, JSON.stringify({ plans }));
-  return file;
-}
+import { plansFile } from "../helpers/plans_file.ts";
 
 const PLANS_FILE = plansFile({
   small: {

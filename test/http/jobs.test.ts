@@ -2,20 +2,12 @@
 // any network check (malformed, typos, disposable domains), so the real email engine answers them offline.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { createEmailEngine } from "../../src/email/engine.ts";
 import { startJobRunner } from "../../src/jobs/runner.ts";
 import { silentLogger } from "../../src/log.ts";
-
-function plansFile(plans: unknown): string {
-  const file = join(mkdtempSync(join(tmpdir(), "vrai-plans-")), "plans.json");
-  writeFileSync(file, JSON.stringify({ plans }));
-  return file;
-}
+import { plansFile } from "../helpers/plans_file.ts";
 
 const PLANS_FILE = plansFile({
   bulk: { quota: { email: 10, address: 10 }, rate: { per_minute: 6000, burst: 0 }, batch_max: 6 },

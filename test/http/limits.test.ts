@@ -1,16 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { startTestServer } from "../helpers/server.ts";
 import { settledAddress, settledEmail } from "../helpers/settled_engines.ts";
-
-function plansFile(plans: unknown): string {
-  const file = join(mkdtempSync(join(tmpdir(), "vrai-plans-")), "plans.json");
-  writeFileSync(file, JSON.stringify({ plans }));
-  return file;
-}
+import { plansFile } from "../helpers/plans_file.ts";
 
 test("rate limits: headers on every response, 429 with Retry-After when the bucket is empty", async (t) => {
   const PLANS_FILE = plansFile({ tiny: { quota: null, rate: { per_minute: 60, burst: 2 }, batch_max: 10 } });
