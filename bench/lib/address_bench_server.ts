@@ -35,6 +35,8 @@ export async function startAddressBenchServer(options: {
   const server = await startChildServer(COMPILED_MAIN, {
     env,
     compiled: true,
+    // BENCH_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=DIR" profiles the server's threads (NODE_OPTIONS refuses it).
+    nodeFlags: process.env.BENCH_SERVER_FLAGS?.split(" ").filter(Boolean) ?? [],
     readyPath: "/readyz",
     timeoutMs: 180_000,
     keepOutput: false,
