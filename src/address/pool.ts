@@ -1,7 +1,9 @@
 // The piscina pool of address matchers. The index buffers and reference tables go to every thread through
 // workerData: SharedArrayBuffers are shared, not cloned, so N threads read one copy of the index.
 import { Piscina } from "piscina";
+import type { ChunkSlice } from "./chunk_answers.ts";
 import type { SharedMatcherData } from "./match.ts";
+import type { AddressInput } from "./types.ts";
 import { workerModule } from "../paths.ts";
 
 /**
@@ -12,6 +14,9 @@ import { workerModule } from "../paths.ts";
  * second (medians of 1.07, 1.07 and 1.11 over three runs; three batches a thread added nothing beyond the noise).
  */
 export const BATCHES_PER_THREAD = 2;
+
+/** What a thread takes (workers/match_address.ts): a batch of calls, or a slice of a bulk job's chunk. */
+export type MatchTask = { inputs: AddressInput[] } | { slice: ChunkSlice };
 
 export interface MatchPoolOptions {
   threads: number;

@@ -20,17 +20,20 @@ import {
   type ImportStatus,
 } from "./index_status.ts";
 import { INDEX_FILE, type LoadedIndex, MISSING_INDEX_FIX, readIndexes } from "./load.ts";
-import { BATCHES_PER_THREAD, createMatchPool } from "./pool.ts";
+import { BATCHES_PER_THREAD, createMatchPool, type MatchTask } from "./pool.ts";
 import { cachedReference } from "./reference/compile.ts";
+import type { ChunkSlice, SliceAnswers } from "./chunk_answers.ts";
+import { Slots } from "../async/slots.ts";
 import type { AddressInput, AddressVerification } from "./types.ts";
 
 export interface AddressService {
   verify(input: AddressInput, options?: { signal?: AbortSignal }): Promise<AddressVerification>;
   /**
-   * Many rows at once (bulk jobs): queued in the batcher together, so they leave as tasks of many rows, beside the
-   * single calls. Answers in input order, each with duration_ms 0 (a row's time is its batch's, not its own).
+   * Rows of a bulk job's chunk, as stored (chunk_answers.ts): one task for a thread, its answers as stored. At most
+   * BATCHES_PER_THREAD such tasks per thread are in the pool at once, the others wait here, so a single call (the
+   * batcher's tasks go straight to the pool) waits behind at most that many slices, never behind a job.
    */
-  verifyMany(inputs: readonly AddressInput[], options?: { signal?: AbortSignal }): Promise<AddressVerification[]>;
+  verifySlice(slice: ChunkSlice, options?: { signal?: AbortSignal }): Promise<SliceAnswers>;
   /** true once the index of every configured département is loaded. */
   readonly ready: boolean;
   /**
@@ -65,6 +68,7 @@ interface Engine {
   /** Tasks waiting for a thread. */
   readonly queueSize: number;
   run(inputs: AddressInput[]): Promise<AddressVerification[]>;
+  runSlice(slice: ChunkSlice): Promise<SliceAnswers>;
   /** Destroys the pool once the tasks it holds are done. */
   retire(): Promise<void>;
   destroy(): Promise<void>;
@@ -78,14 +82,15 @@ async function startEngine(
   const pool: Piscina = createMatchPool({ indexBuffers: indexes.map((i) => i.buffer), referenceBuffer }, { threads });
   let inFlight = 0;
   let idle: (() => void) | undefined;
-  const run = async (inputs: AddressInput[]): Promise<AddressVerification[]> => {
+  const task = async <T>(work: MatchTask): Promise<T> => {
     inFlight++;
     try {
-      return await pool.run({ inputs });
+      return await pool.run(work);
     } finally {
       if (--inFlight === 0) idle?.();
     }
   };
+  const run = (inputs: AddressInput[]) => task<AddressVerification[]>({ inputs });
   try {
     // A task per thread before answering, so that the first requests do not pay a worker's start. Piscina gives each
     // to a ready thread, possibly the same one twice: the others are ready soon after and take calls from then on.
@@ -100,6 +105,7 @@ async function startEngine(
       return pool.queueSize;
     },
     run,
+    runSlice: (slice) => task<SliceAnswers>({ slice }),
     async retire() {
       if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
       await pool.destroy();
@@ -335,6 +341,8 @@ export function startAddressService(config: Config, options: AddressServiceOptio
     { maxInFlight: workers * BATCHES_PER_THREAD },
   );
 
+  const bulkSlots = new Slots(workers * BATCHES_PER_THREAD);
+
   return {
     get ready() {
       return engine !== undefined && importing.size === 0 && missing().length === 0;
@@ -362,10 +370,12 @@ export function startAddressService(config: Config, options: AddressServiceOptio
       metrics?.addressMatch(result.verdict, "live", ms / 1000);
       return { ...result, duration_ms: Math.round(ms) };
     },
-    async verifyMany(inputs, opts = {}) {
+    async verifySlice(slice, opts = {}) {
       if (!answering()) throw new AddressIndexUnavailableError([...importing], IMPORT_RETRY_AFTER_SECONDS);
-      const answers = await Promise.all(inputs.map((input) => batcher.submit(input, { signal: opts.signal })));
-      return answers.map((answer) => ({ ...answer, duration_ms: 0 }));
+      return bulkSlots.run(async () => {
+        if (closed) throw new Error("Cannot verify address: the address service is closed");
+        return (engine ?? (await engineStarted)).runSlice(slice);
+      }, opts);
     },
     async close() {
       if (closed) return;

@@ -6,6 +6,7 @@
 // leases with FOR UPDATE SKIP LOCKED, so any number of processes work one job together, and every write checks that
 // the lease is still the writer's, so each row is answered once even when a worker dies mid-job.
 import { randomUUID } from "node:crypto";
+import type { ChunkAnswers } from "../address/chunk_answers.ts";
 import type { AddressInput, AddressVerification } from "../address/types.ts";
 import { ADDRESS_VERDICTS, type AddressVerdict } from "../address/vocabulary.ts";
 import type { Sql } from "../store/db.ts";
@@ -63,16 +64,22 @@ export interface AddressJobTable {
   rows(): AsyncIterable<AddressJobRow[]>;
 }
 
-/** A chunk handed to a worker: its rows' inputs, and for each the row it repeats (dup_of), if any. */
+/**
+ * A chunk handed to a worker: its rows' inputs, and for each the row it repeats (dup_of), if any, as the texts the
+ * database holds. The runner hands them to the worker threads unparsed (address/chunk_answers.ts).
+ */
 export interface ClaimedChunk {
   owner: string;
   jobId: string;
   chunk: number;
   /** The 1-based position of its first row. */
   firstRow: number;
-  inputs: AddressInput[];
-  /** For each row, the 1-based position of the first equal row of the job, or null when it is that first row. */
-  dupOf: Array<number | null>;
+  /** Its rows. */
+  size: number;
+  /** A JSON array of the rows' inputs. */
+  inputs: string;
+  /** A JSON array: for each row, the 1-based position of the first equal row of the job, or null when it is that row. */
+  dupOf: string;
   /** Hand-outs so far, this one included. */
   attempts: number;
 }
@@ -98,10 +105,8 @@ export interface AddressJobStore {
   readTable(accountId: string, jobId: string, options?: ClockOption): Promise<AddressJobTable | undefined>;
   claim(owner: string, options: { limit: number; leaseMs: number } & ClockOption): Promise<ClaimedChunk[]>;
   renew(chunks: readonly ClaimedChunk[], options: { leaseMs: number } & ClockOption): Promise<number>;
-  /** The answers already written for these rows of the job (rows of finished chunks only). */
-  answered(jobId: string, positions: readonly number[]): Promise<Map<number, AddressVerification>>;
-  /** Writes the chunk's answers, one per row, while its lease is still the owner's; false when it was not. */
-  settle(chunk: ClaimedChunk, results: readonly AddressVerification[]): Promise<boolean>;
+  /** Writes the chunk's answers (a JSON array, one per row), while its lease is still the owner's; false when it was not. */
+  settle(chunk: ClaimedChunk, answers: ChunkAnswers): Promise<boolean>;
   release(owner: string): Promise<number>;
   reclaimAll(): Promise<number>;
 }
@@ -339,7 +344,7 @@ export function createAddressJobStore(sql: Sql): AddressJobStore {
             lease_until = t.now + ${leaseMs}::double precision * interval '1 millisecond', attempts = c.attempts + 1
         from picked, t
         where c.job_id = picked.job_id and c.chunk = picked.chunk
-        returning c.job_id, c.chunk, c.first_row, c.inputs, c.dup_of, c.attempts
+        returning c.job_id, c.chunk, c.first_row, c.size, c.inputs, c.dup_of, c.attempts
       ),
       started as (
         update jobs set status = 'running' where id in (select job_id from claimed) and status = 'queued'
@@ -350,8 +355,9 @@ export function createAddressJobStore(sql: Sql): AddressJobStore {
       jobId: r.job_id as string,
       chunk: r.chunk as number,
       firstRow: r.first_row as number,
-      inputs: JSON.parse(r.inputs as string) as AddressInput[],
-      dupOf: JSON.parse(r.dup_of as string) as Array<number | null>,
+      size: r.size as number,
+      inputs: r.inputs as string,
+      dupOf: r.dup_of as string,
       attempts: r.attempts as number,
     }));
   }
@@ -370,34 +376,20 @@ export function createAddressJobStore(sql: Sql): AddressJobStore {
     return written.length;
   }
 
-  async function answered(jobId: string, positions: readonly number[]): Promise<Map<number, AddressVerification>> {
-    const found = new Map<number, AddressVerification>();
-    if (positions.length === 0) return found;
-    const chunks = [...new Set(positions.map((p) => Math.floor((p - 1) / CHUNK_ROWS)))];
-    const rows = await sql`
-      select first_row, results from address_job_chunks
-      where job_id = ${jobId} and status = 'done' and chunk = any(${sql.array(chunks)}::int[])`;
-    const wanted = new Set(positions);
-    for (const r of rows) {
-      const answers = JSON.parse(r.results as string) as AddressVerification[];
-      const first = r.first_row as number;
-      for (let k = 0; k < answers.length; k++) if (wanted.has(first + k)) found.set(first + k, answers[k]!);
-    }
-    return found;
-  }
-
   /**
    * One statement: the chunk's answers where its lease is still the owner's, and the count on its job (completed
    * with its last chunk).
    */
-  async function settle(chunk: ClaimedChunk, results: readonly AddressVerification[]): Promise<boolean> {
-    if (results.length !== chunk.inputs.length) {
-      throw new RangeError(`Cannot settle a chunk: ${results.length} answers for ${chunk.inputs.length} rows`);
+  async function settle(chunk: ClaimedChunk, answers: ChunkAnswers): Promise<boolean> {
+    const { results, summary } = answers;
+    const counted = Object.values(summary).reduce((sum, n) => sum + n, 0);
+    if (counted !== chunk.size) {
+      throw new RangeError(`Cannot settle a chunk: ${counted} answers for ${chunk.size} rows`);
     }
     const written = await sql`
       with done as (
         update address_job_chunks
-        set status = 'done', results = ${JSON.stringify(results)}, summary = ${sql.json(summaryOf(results))},
+        set status = 'done', results = ${results}, summary = ${sql.json(summary)},
             lease_owner = null, lease_until = null
         where job_id = ${chunk.jobId} and chunk = ${chunk.chunk} and status = 'claimed' and lease_owner = ${chunk.owner}
         returning job_id, size
@@ -416,5 +408,5 @@ export function createAddressJobStore(sql: Sql): AddressJobStore {
   const release = (owner: string) => releaseLeases(sql, "address_job_chunks", owner);
   const reclaimAll = () => reclaimAllLeases(sql, "address_job_chunks");
 
-  return { submit, read, readTable, claim, renew, answered, settle, release, reclaimAll };
+  return { submit, read, readTable, claim, renew, settle, release, reclaimAll };
 }

@@ -1,5 +1,6 @@
 // The rows of a bulk address job: which rows are the same address (verified once, answered for each), and the
 // answer a row gets when its verification kept failing.
+import type { ChunkAnswers } from "../address/chunk_answers.ts";
 import type { AddressInput, AddressVerification } from "../address/types.ts";
 
 /** The fields of an input that say where it is, in one order: two rows are the same address when these agree. */
@@ -39,4 +40,10 @@ export function distinctRows(inputs: readonly AddressInput[]): number {
  */
 export function unverifiedAnswer(): AddressVerification {
   return { verdict: "unknown", reasons: [], normalized: null, duration_ms: 0 };
+}
+
+/** A chunk of `size` such rows, as the database stores its answers. */
+export function unverifiedAnswers(size: number): ChunkAnswers {
+  const answer = JSON.stringify(unverifiedAnswer());
+  return { results: `[${new Array(size).fill(answer).join(",")}]`, summary: { unknown: size } };
 }

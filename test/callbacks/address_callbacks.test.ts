@@ -15,6 +15,7 @@ import { callbackPolicy } from "../../src/callbacks/callback_target.ts";
 import { createDnsResolver } from "../../src/email/net/mx_resolver.ts";
 import { verifySignature } from "../../src/callbacks/signature.ts";
 import type { AddressInput, AddressVerification } from "../../src/address/types.ts";
+import { answerSlice } from "../../src/address/chunk_answers.ts";
 import type { AddressVerifier } from "../../src/services.ts";
 import { RESERVED_ADDRESS_LINES } from "../../src/testmode/address.ts";
 import { startReceiver } from "./receiver.ts";
@@ -31,7 +32,7 @@ function answer(input: AddressInput): AddressVerification {
 const matcher: BulkAddressVerifier & AddressVerifier = {
   started: Promise.resolve(),
   ready: true,
-  verifyMany: async (inputs) => inputs.map(answer),
+  verifySlice: async (slice) => answerSlice(slice, answer),
   verify: async (input) => answer(input),
 };
 
