@@ -4,7 +4,7 @@
 // run and the same rows: the in-thread match rate (AddressMatcher in this process, no pool, no HTTP, no database)
 // times the pool's threads, the ceiling a bulk job could reach if nothing but matching cost anything. The aim is
 // ratio >= 0.6. A second baseline tells the pipeline's cost from the machine's: the same rows through the address
-// service's worker pool in this process (verifyMany, chunks of 1000, three at once, as the job runner sends them), no
+// service's worker pool in this process (chunks of 1000 as stored, in slices, six chunks at once, as the job runner sends them), no
 // HTTP and no database (pool_rows_s, ratio_to_pool). Also the server's resident memory, and the machine's load.
 // Prints one line.
 //   npx tsx bench/bulk_address.ts   (BENCH_ROWS=N to change the size; BENCH_FULL=1 for 100,000 rows; WORKERS=T)
@@ -21,7 +21,11 @@ import { compileReference } from "../src/address/reference/compile.ts";
 import { packReference } from "../src/address/reference/pack_reference.ts";
 import { Reference } from "../src/address/reference/reference.ts";
 import type { AddressInput } from "../src/address/types.ts";
-import { rssMb } from "../test/helpers/process.ts";
+import { joinSlices, type SliceAnswers } from "../src/address/chunk_answers.ts";
+import { CHUNK_ROWS } from "../src/jobs/address_job_store.ts";
+import { duplicateOf } from "../src/jobs/address_rows.ts";
+import { SLICE_ROWS } from "../src/jobs/address_runner.ts";
+import { cpuSeconds, rssMb } from "../test/helpers/process.ts";
 import { tempDir } from "../test/helpers/temp_dir.ts";
 import { startAddressBenchServer } from "./lib/address_bench_server.ts";
 import { ensureCompiled } from "./lib/compiled.ts";
@@ -33,6 +37,8 @@ const PARIS = parisFileOrSkip("bulk_address");
 // 20,000 by default: on a shared two-core machine the full 100,000 takes minutes with the import and the warm-up.
 const ROWS = Number(process.env.BENCH_ROWS ?? (process.env.BENCH_FULL ? 100_000 : 20_000));
 const THREADS = Number(process.env.WORKERS ?? 2);
+/** Chunks in flight, as the job runner's lanes. */
+const LANES = 6;
 
 ensureCompiled();
 const state = tempDir("vrai-bench-bulk-address-");
@@ -55,9 +61,14 @@ const csv = `id;adresse\n${inputs.map((input, i) => `${i + 1};${quoted(input.lin
 // mean of the two taken, since other processes on a shared machine change the rate over the run.
 const matcher = new AddressMatcher({ indexes: [index], reference: new Reference(packReference(compileReference())) });
 for (const input of inputs.slice(0, Math.min(5000, inputs.length))) matcher.match(input);
+/** The rows matched per second of wall time; also keeps the CPU seconds the matching took (this thread alone). */
+let inThreadCpuS = 0;
 function inThreadRate(): number {
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   for (const input of inputs) matcher.match(input);
+  const cpu = process.cpuUsage(cpu0);
+  inThreadCpuS = (cpu.user + cpu.system) / 1e6;
   return inputs.length / ((performance.now() - t0) / 1000);
 }
 const inThreadBefore = inThreadRate();
@@ -71,8 +82,10 @@ const { server, env, key } = await startAddressBenchServer({
 try {
   const auth = { authorization: `Bearer ${key}` };
   /** One job, upload to download; answers the phases' seconds and the rows downloaded. */
+  const serverCpu = () => cpuSeconds(server.child.pid!);
   const run = async (body: string) => {
     const started = performance.now();
+    const cpuStarted = serverCpu();
     const submitted = await fetch(`${server.url}/v1/address/bulk`, {
       method: "POST",
       headers: { ...auth, "content-type": "text/csv; charset=utf-8" },
@@ -81,6 +94,7 @@ try {
     if (submitted.status !== 202) throw new Error(`Cannot submit: ${submitted.status} ${await submitted.text()}`);
     const { job_id: id } = (await submitted.json()) as { job_id: string };
     const uploaded = performance.now();
+    const cpuUploaded = serverCpu();
     // Job reads have their own allowance (60 a minute): a poll every 500 ms (the measure is that precise), and a 429 waited out.
     for (;;) {
       const poll = await fetch(`${server.url}/v1/jobs/${id}?limit=0`, { headers: auth });
@@ -89,6 +103,7 @@ try {
       await new Promise((done) => setTimeout(done, wait));
     }
     const matched = performance.now();
+    const cpuMatched = serverCpu();
     const download = await fetch(`${server.url}/v1/jobs/${id}`, { headers: { ...auth, accept: "text/csv" } });
     if (download.status !== 200) throw new Error(`Cannot download: ${download.status} ${await download.text()}`);
     let lines = 0;
@@ -97,21 +112,26 @@ try {
       for (const c of decoder.decode(chunk, { stream: true })) if (c === "\n") lines++;
     }
     const ended = performance.now();
+    const cpuEnded = serverCpu();
     return {
       upload: (uploaded - started) / 1000,
       match: (matched - uploaded) / 1000,
       download: (ended - matched) / 1000,
       total: (ended - started) / 1000,
+      cpu: {
+        upload: cpuUploaded - cpuStarted,
+        match: cpuMatched - cpuUploaded,
+        download: cpuEnded - cpuMatched,
+        total: cpuEnded - cpuStarted,
+      },
       rows: lines - 1,
     };
   };
-  // Warm-up: a small job compiles the server's code paths.
-  await run(
-    `id;adresse\n${inputs
-      .slice(0, 2000)
-      .map((input, i) => `${i + 1};${quoted(input.line!)}`)
-      .join("\n")}\n`,
-  );
+  // Warm-up: the same job once, unmeasured, as the in-thread baseline is measured warm. A server that has run a while
+  // has its threads' code optimised; a 2000-row warm-up left the threads' first big job a third slower than their
+  // next (the optimising compiler still at work on the machine's two cores), which measured the compiler, not the
+  // pipeline. Rows are verified once per job only: nothing of the first job is reused by the second.
+  await run(csv);
   const load = loadavg()[0]!;
   const measured = await run(csv);
   const rss = Math.round(rssMb(server.child.pid!));
@@ -124,18 +144,39 @@ try {
   });
   let poolRate = 0;
   try {
-    await service.verifyMany(inputs.slice(0, 2000));
-    const p0 = performance.now();
-    for (let at = 0; at < inputs.length; at += 3000) {
-      await Promise.all(
-        [0, 1000, 2000].map((d) => service.verifyMany(inputs.slice(at + d, Math.min(at + d + 1000, at + 3000)))),
-      );
+    // The rows as the job runner hands them out: chunks of 1000 stored as JSON texts, slices of SLICE_ROWS, LANES
+    // chunks in flight, each started as soon as one ends.
+    const chunks: Array<{ inputs: string; dupOf: string; firstRow: number; size: number }> = [];
+    for (let at = 0; at < inputs.length; at += CHUNK_ROWS) {
+      const rows = inputs.slice(at, at + CHUNK_ROWS);
+      chunks.push({
+        inputs: JSON.stringify(rows),
+        dupOf: JSON.stringify(duplicateOf(rows)),
+        firstRow: 1,
+        size: rows.length,
+      });
     }
+    const runChunk = (c: (typeof chunks)[number]) => {
+      const slices: Array<Promise<SliceAnswers>> = [];
+      for (let from = 0; from < c.size; from += SLICE_ROWS) {
+        slices.push(service.verifySlice({ ...c, from, to: Math.min(c.size, from + SLICE_ROWS) }));
+      }
+      return Promise.all(slices).then(joinSlices);
+    };
+    await runChunk(chunks[0]!);
+    const p0 = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: LANES }, async () => {
+        while (next < chunks.length) await runChunk(chunks[next++]!);
+      }),
+    );
     poolRate = inputs.length / ((performance.now() - p0) / 1000);
   } finally {
     await service.close();
   }
   const rate = ROWS / measured.total;
+  const { cpu } = measured;
   const ceiling = inThread * THREADS;
   const f = (n: number, d = 2) => n.toFixed(d);
   console.log(
@@ -143,7 +184,12 @@ try {
       `download_s=${f(measured.download)} total_s=${f(measured.total)} rows_s=${Math.round(rate)} ` +
       `in_thread_rows_s=${Math.round(inThread)} in_thread_before=${Math.round(inThreadBefore)} ` +
       `in_thread_after=${Math.round(inThreadAfter)} ceiling_rows_s=${Math.round(ceiling)} ratio=${f(rate / ceiling)} ` +
-      `pool_rows_s=${Math.round(poolRate)} ratio_to_pool=${f(rate / poolRate)} server_rss_mb=${rss} load1=${load.toFixed(1)} cores=${cpus().length} node=${process.version}`,
+      `pool_rows_s=${Math.round(poolRate)} ratio_to_pool=${f(rate / poolRate)} ` +
+      // The server's CPU seconds for the job (all threads), beside the matching alone's in this thread: steadier than
+      // wall time on a shared machine, and the ratio the wall one tends to when the cores are the server's alone.
+      `server_cpu_s=${f(cpu.total)} upload_cpu_s=${f(cpu.upload)} match_phase_cpu_s=${f(cpu.match)} ` +
+      `download_cpu_s=${f(cpu.download)} in_thread_cpu_s=${f(inThreadCpuS)} cpu_ratio=${f(inThreadCpuS / cpu.total)} ` +
+      `server_rss_mb=${rss} load1=${load.toFixed(1)} cores=${cpus().length} node=${process.version}`,
   );
 } finally {
   await server.stop();

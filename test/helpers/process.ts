@@ -252,6 +252,23 @@ export function readyzOk(url: string, timeoutMs = 60_000): Promise<{ status: num
   );
 }
 
+/**
+ * The CPU seconds a process has used so far, all its threads, user and system, from /proc (Linux); NaN where it cannot
+ * be read. On a machine shared with other work, a process's CPU seconds for a task vary far less than its wall time.
+ */
+export function cpuSeconds(pid: number): number {
+  try {
+    // The fields after the command name (which may hold spaces, hence the last ")"): utime and stime are 14th and 15th.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
+/** USER_HZ: 100 on every Linux architecture Node runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 /** A process's resident memory in MB, from /proc (Linux); NaN where it cannot be read. */
 export function rssMb(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, "utf8").match(/^VmRSS:\s+(\d+) kB/m);
