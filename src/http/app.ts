@@ -19,6 +19,7 @@ import { serviceVersion } from "../version.ts";
 import { metricsRoute } from "./routes/metrics.ts";
 import { createMetrics } from "../metrics/metrics.ts";
 import { readJobRoute } from "./routes/read_job.ts";
+import { createJobWaits } from "./job_wait.ts";
 import { readCallbackSecretRoute, rotateCallbackSecretRoute } from "./routes/callback_secret.ts";
 import { submitBulkRoute } from "./routes/submit_bulk.ts";
 import { submitAddressBulkRoute } from "./routes/submit_address_bulk.ts";
@@ -80,14 +81,16 @@ export function createApp(services: Services): App {
   const errorsBase = () => `${config.publicUrl}/errors`;
   let openapi: string | undefined;
   const page = config.page ? pageAssets() : undefined;
+  // Both job read paths share one bound on the reads held for `Prefer: wait=N`.
+  const jobWaits = createJobWaits();
   const routes: Route[] = [
     { method: "POST", pattern: "/v1/email", handler: verifyEmailRoute(services) },
     { method: "POST", pattern: "/v1/address", handler: verifyAddressRoute(services) },
     { method: "POST", pattern: "/v1/signup", handler: verifySignupRoute(services) },
     { method: "POST", pattern: "/v1/email/bulk", handler: submitBulkRoute(services) },
     { method: "POST", pattern: "/v1/address/bulk", handler: submitAddressBulkRoute(services) },
-    { method: "GET", pattern: "/v1/jobs/:id", handler: readJobRoute(services) },
-    { method: "GET", pattern: "/v1/jobs/:id/results.csv", handler: readJobRoute(services, "csv") },
+    { method: "GET", pattern: "/v1/jobs/:id", handler: readJobRoute(services, "negotiate", jobWaits) },
+    { method: "GET", pattern: "/v1/jobs/:id/results.csv", handler: readJobRoute(services, "csv", jobWaits) },
     { method: "GET", pattern: "/v1/account/callback-secret", handler: readCallbackSecretRoute(services) },
     { method: "POST", pattern: "/v1/account/callback-secret", handler: rotateCallbackSecretRoute(services) },
     {
