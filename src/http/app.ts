@@ -71,6 +71,11 @@ export interface App {
    * target or Host header), logged like any other answer.
    */
   refuse(slug: ProblemSlug, detail: string, log: { method?: string; code?: string; requestId?: string }): Response;
+  /**
+   * The server stops accepting: requests held waiting for something (job reads under `Prefer: wait`) answer now
+   * instead of holding the stop up, and no new ones are held.
+   */
+  release?(): void;
 }
 
 export function createApp(services: Services): App {
@@ -154,6 +159,7 @@ export function createApp(services: Services): App {
   }
 
   return {
+    release: () => jobWaits.release(),
     refuse(slug, detail, { method = "(unread)", code, requestId }) {
       // The client's X-Request-Id when its headers could be read and it is sane, else a new one.
       const id = requestIdFrom(requestId);

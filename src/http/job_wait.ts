@@ -28,8 +28,9 @@ export function jobWaitSeconds(prefer: string | null): number | null {
 /**
  * `not-running`: the job had ended (or is not the caller's) when asked, nothing was held. `busy`: too many reads held
  * already, nothing was held. `ended`: held until the job ended. `timed-out`: held the whole time, the job still runs.
+ * `released`: the server is stopping, the read answers now (held or not, the client asks again, elsewhere perhaps).
  */
-export type JobWaitOutcome = "not-running" | "busy" | "ended" | "timed-out";
+export type JobWaitOutcome = "not-running" | "busy" | "ended" | "timed-out" | "released";
 
 export interface JobWaitRequest {
   accountId: string;
@@ -45,6 +46,11 @@ export interface JobWaits {
   wait(request: JobWaitRequest): Promise<JobWaitOutcome>;
   /** Reads held now. */
   readonly holding: number;
+  /**
+   * Ends every hold now and holds none from then on: the server is stopping, and a held read should answer with the
+   * job's state rather than keep the stop waiting, then be cut off with its connection.
+   */
+  release(): void;
 }
 
 export interface JobWaitsOptions {
@@ -70,6 +76,9 @@ export function createJobWaits(options: JobWaitsOptions = {}): JobWaits {
   }
   const byAccount = new Map<string, number>();
   let holding = 0;
+  let released = false;
+  /** The pokes of the reads held now, for release(). */
+  const held = new Set<() => void>();
 
   function take(accountId: string): boolean {
     const mine = byAccount.get(accountId) ?? 0;
@@ -99,6 +108,7 @@ export function createJobWaits(options: JobWaitsOptions = {}): JobWaits {
     // Listening before the first status query: a job ending between the two is heard.
     const unlisten = progress.listen(jobId, poke);
     signal.addEventListener("abort", poke);
+    held.add(poke);
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       if (signal.aborted) throw signal.reason;
@@ -117,12 +127,14 @@ export function createJobWaits(options: JobWaitsOptions = {}): JobWaits {
         }
         news = false;
         if (signal.aborted) throw signal.reason;
+        if (released) return "released";
         if (performance.now() >= until) return "timed-out";
         if (!isLive(await status())) return "ended";
       }
     } finally {
       clearTimeout(timer);
       signal.removeEventListener("abort", poke);
+      held.delete(poke);
       unlisten();
     }
   }
@@ -131,7 +143,12 @@ export function createJobWaits(options: JobWaitsOptions = {}): JobWaits {
     get holding() {
       return holding;
     },
+    release() {
+      released = true;
+      for (const poke of [...held]) poke();
+    },
     async wait(request) {
+      if (released) return "released";
       if (!take(request.accountId)) return "busy";
       try {
         return await hold(request);

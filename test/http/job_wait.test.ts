@@ -89,3 +89,17 @@ test("a hold times out after its seconds with the job still running", async () =
   assert.equal(outcome, "timed-out");
   assert.ok(performance.now() - start >= 950);
 });
+
+test("release() (the server stops) ends every hold at once and holds no new read", async () => {
+  const waits = createJobWaits({ progress: createJobProgress(), recheckMs: 60_000 });
+  const signal = new AbortController().signal;
+  const running = async (): Promise<JobStatus> => "running";
+  const start = performance.now();
+  const held = waits.wait({ accountId: "a", jobId: JOB, seconds: 20, signal, status: running });
+  await sleep(100);
+  waits.release();
+  assert.equal(await held, "released");
+  assert.ok(performance.now() - start < 5000);
+  assert.equal(await waits.wait({ accountId: "a", jobId: JOB, seconds: 20, signal, status: running }), "released");
+  assert.equal(waits.holding, 0);
+});
