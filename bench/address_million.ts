@@ -3,7 +3,9 @@
 // compiled server on the embedded database, with the default plan limits (address_batch_max 100,000: verify splits
 // the file into jobs). Measures the wall time from the command's start to its end, the rows written back, and the
 // server's resident memory, sampled every second (its peak is the figure: the aim is <= 1.5 GB). The file is made in
-// a temporary folder and removed after: nothing of the data is kept. Prints one line.
+// a temporary folder and removed after: nothing of the data is kept. Prints one line. verify's job reads are held by
+// the server until the job ends (Prefer: wait, up to its 2 s poll), so each job's end is seen at once, not up to a
+// poll interval late.
 //   npx tsx bench/address_million.ts   (BENCH_ROWS=N to change the size; WORKERS=T)
 import { spawn } from "node:child_process";
 import { createReadStream, createWriteStream, mkdtempSync } from "node:fs";

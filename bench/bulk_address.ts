@@ -95,12 +95,15 @@ try {
     const { job_id: id } = (await submitted.json()) as { job_id: string };
     const uploaded = performance.now();
     const cpuUploaded = serverCpu();
-    // Job reads have their own allowance (60 a minute): a poll every 500 ms (the measure is that precise), and a 429 waited out.
+    // Each read is held by the server until the job ends (Prefer: wait, at most 30 s), so the match phase ends when
+    // the job does, not at the next poll. A read the server did not hold (Preference-Applied absent: too many reads
+    // held there) is followed by a 500 ms pause, as polling was; a 429 is waited out.
     for (;;) {
-      const poll = await fetch(`${server.url}/v1/jobs/${id}?limit=0`, { headers: auth });
-      const wait = poll.status === 429 ? Number(poll.headers.get("retry-after") ?? 1) * 1000 : 500;
+      const poll = await fetch(`${server.url}/v1/jobs/${id}?limit=0`, { headers: { ...auth, prefer: "wait=30" } });
       if (poll.status === 200 && ((await poll.json()) as { status: string }).status === "completed") break;
-      await new Promise((done) => setTimeout(done, wait));
+      const held = poll.status === 200 && poll.headers.has("preference-applied");
+      const wait = poll.status === 429 ? Number(poll.headers.get("retry-after") ?? 1) * 1000 : held ? 0 : 500;
+      if (wait > 0) await new Promise((done) => setTimeout(done, wait));
     }
     const matched = performance.now();
     const cpuMatched = serverCpu();

@@ -72,6 +72,11 @@ export interface JobQueue {
     options?: Pick<ReadOptions, "offset" | "limit">,
   ): Promise<AddressJob | undefined>;
   readAddressTable(accountId: string, jobId: string): Promise<AddressJobTable | undefined>;
+  /**
+   * The status alone of a job of the account, email or address (undefined for none): what a read held until the job
+   * ends (`Prefer: wait=N`) re-reads. A queue without it answers such reads at once.
+   */
+  status?(accountId: string, jobId: string): Promise<Job["status"] | undefined>;
 }
 
 export interface Services {

@@ -19,6 +19,7 @@ import { serviceVersion } from "../version.ts";
 import { metricsRoute } from "./routes/metrics.ts";
 import { createMetrics } from "../metrics/metrics.ts";
 import { readJobRoute } from "./routes/read_job.ts";
+import { createJobWaits } from "./job_wait.ts";
 import { readCallbackSecretRoute, rotateCallbackSecretRoute } from "./routes/callback_secret.ts";
 import { submitBulkRoute } from "./routes/submit_bulk.ts";
 import { submitAddressBulkRoute } from "./routes/submit_address_bulk.ts";
@@ -70,6 +71,11 @@ export interface App {
    * target or Host header), logged like any other answer.
    */
   refuse(slug: ProblemSlug, detail: string, log: { method?: string; code?: string; requestId?: string }): Response;
+  /**
+   * The server stops accepting: requests held waiting for something (job reads under `Prefer: wait`) answer now
+   * instead of holding the stop up, and no new ones are held.
+   */
+  release?(): void;
 }
 
 export function createApp(services: Services): App {
@@ -80,14 +86,16 @@ export function createApp(services: Services): App {
   const errorsBase = () => `${config.publicUrl}/errors`;
   let openapi: string | undefined;
   const page = config.page ? pageAssets() : undefined;
+  // Both job read paths share one bound on the reads held for `Prefer: wait=N`.
+  const jobWaits = createJobWaits();
   const routes: Route[] = [
     { method: "POST", pattern: "/v1/email", handler: verifyEmailRoute(services) },
     { method: "POST", pattern: "/v1/address", handler: verifyAddressRoute(services) },
     { method: "POST", pattern: "/v1/signup", handler: verifySignupRoute(services) },
     { method: "POST", pattern: "/v1/email/bulk", handler: submitBulkRoute(services) },
     { method: "POST", pattern: "/v1/address/bulk", handler: submitAddressBulkRoute(services) },
-    { method: "GET", pattern: "/v1/jobs/:id", handler: readJobRoute(services) },
-    { method: "GET", pattern: "/v1/jobs/:id/results.csv", handler: readJobRoute(services, "csv") },
+    { method: "GET", pattern: "/v1/jobs/:id", handler: readJobRoute(services, "negotiate", jobWaits) },
+    { method: "GET", pattern: "/v1/jobs/:id/results.csv", handler: readJobRoute(services, "csv", jobWaits) },
     { method: "GET", pattern: "/v1/account/callback-secret", handler: readCallbackSecretRoute(services) },
     { method: "POST", pattern: "/v1/account/callback-secret", handler: rotateCallbackSecretRoute(services) },
     {
@@ -151,6 +159,7 @@ export function createApp(services: Services): App {
   }
 
   return {
+    release: () => jobWaits.release(),
     refuse(slug, detail, { method = "(unread)", code, requestId }) {
       // The client's X-Request-Id when its headers could be read and it is sane, else a new one.
       const id = requestIdFrom(requestId);

@@ -97,6 +97,26 @@ const PREFERENCE_APPLIED = {
   },
 };
 
+// RFC 7240 on a job read (an extension, http/job_wait.ts): hold the read until the job ends, instead of polling.
+const JOB_PREFER_WAIT = {
+  name: "Prefer",
+  in: "header",
+  required: false,
+  description:
+    "`wait=N` (RFC 7240, an extension): while the job is queued or running, the read is held until the job ends or N seconds pass (at most 30, below the read timeouts of proxies in front), then answered as without it. A job already ended answers at once. The held read counts once against the job-read allowance. A server already holding many reads (for the account or overall) answers at once instead, without Preference-Applied. `wait=0`, other and malformed preferences are ignored.",
+  schema: { type: "string" },
+  example: "wait=10",
+  "x-vrai-extension": "long-poll",
+};
+const JOB_PREFERENCE_APPLIED = {
+  "Preference-Applied": {
+    description:
+      "`wait=N` when the read was held (the seconds allowed, at most 30): the job ended meanwhile, or it still runs after N seconds. Absent when nothing was held.",
+    schema: { type: "string" },
+    example: "wait=10",
+  },
+};
+
 // An extension beside the spec's contract (its JSON is unchanged): draft-ietf-httpapi-idempotency-key-header on bulk.
 const IDEMPOTENCY_KEY = {
   name: "Idempotency-Key",
@@ -615,7 +635,7 @@ function describeApi(publicUrl: string) {
           summary: "Read a bulk job with the results verified so far",
           tags: ["email"],
           security: [{ bearer: [] }],
-          parameters: [JOB_ID_PARAMETER, ...PAGE_PARAMETERS],
+          parameters: [JOB_ID_PARAMETER, ...PAGE_PARAMETERS, JOB_PREFER_WAIT],
           responses: {
             "200": {
               description:
@@ -623,7 +643,7 @@ function describeApi(publicUrl: string) {
                 "read answers 1000 results unless a page is asked for. The same read with `Accept: text/csv` " +
                 "answers its finished rows as CSV, as `GET /v1/jobs/{id}/results.csv` does (described there, so that " +
                 "typed clients read this one as JSON).",
-              headers: { ...RATE_HEADERS, ...JOB_HEADERS },
+              headers: { ...RATE_HEADERS, ...JOB_HEADERS, ...JOB_PREFERENCE_APPLIED },
               content: {
                 "application/json": {
                   // anyOf: an address job has `kind: "address"`, which an email job lacks; the two are told apart by it.
@@ -643,7 +663,7 @@ function describeApi(publicUrl: string) {
           tags: ["email"],
           "x-vrai-extension": "csv",
           security: [{ bearer: [] }],
-          parameters: [JOB_ID_PARAMETER],
+          parameters: [JOB_ID_PARAMETER, JOB_PREFER_WAIT],
           responses: {
             "200": {
               description:
@@ -653,7 +673,7 @@ function describeApi(publicUrl: string) {
                 "verdict, reasons, normalized_line, normalized_house_number, normalized_house_number_suffix, " +
                 "normalized_street, normalized_postcode, normalized_city, latitude, longitude, insee_code, ban_id, " +
                 "postal_line_4, postal_line_6. The job's state is in the X-Job-* headers.",
-              headers: { ...RATE_HEADERS, ...JOB_HEADERS },
+              headers: { ...RATE_HEADERS, ...JOB_HEADERS, ...JOB_PREFERENCE_APPLIED },
               content: { "text/csv": { schema: { type: "string" }, example: bulk.csv } },
             },
             ...jobReadErrors(publicUrl),

@@ -381,6 +381,8 @@ export function serve(app: App, options: ServeOptions): Promise<RunningServer> {
         port: actual,
         url: `http://${host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host}:${actual}`,
         close(timeoutMs = 10_000) {
+          // Held requests (a job read waiting for its job's end) answer now rather than hold the stop up.
+          app.release?.();
           return new Promise<void>((done) => {
             const force = setTimeout(() => server.closeAllConnections(), timeoutMs);
             server.close(() => {

@@ -15,6 +15,7 @@ import { type ClaimedChunk, createAddressJobStore } from "./address_job_store.ts
 import { unverifiedAnswers } from "./address_rows.ts";
 import { createStoreOutageLog } from "./store_outage_log.ts";
 import { startClaimLoop } from "./claim_loop.ts";
+import { type JobProgress, processJobProgress } from "./job_progress.ts";
 
 /** What the runner needs of the address service: a slice of a chunk at once, and when it can answer. */
 export interface BulkAddressVerifier {
@@ -43,6 +44,8 @@ export interface AddressJobRunnerOptions {
   /** The embedded database: rows left claimed by an earlier process are handed back at start. */
   exclusive?: boolean;
   stopTimeoutMs?: number;
+  /** Told of each chunk written, so that job reads held until their job ends see it at once (default: the process's). */
+  progress?: JobProgress;
 }
 
 /**
@@ -71,6 +74,7 @@ export function startAddressJobRunner(options: AddressJobRunnerOptions): Address
     batchTimeoutMs = 5 * 60_000,
     exclusive = false,
     stopTimeoutMs = 10_000,
+    progress = processJobProgress,
   } = options;
   for (const [name, value] of Object.entries({ leaseMs, lanes, pollMs, maxAttempts, batchTimeoutMs })) {
     if (!(Number.isFinite(value) && value > 0)) {
@@ -119,6 +123,7 @@ export function startAddressJobRunner(options: AddressJobRunnerOptions): Address
       if (answers === undefined) return;
       const matched = performance.now();
       const written = await store.settle(chunk, answers);
+      if (written) progress.wrote(chunk.jobId);
       if (!written) log.warn("address job chunk lost its lease before its answers", { job_id: chunk.jobId });
       else {
         const ms = (t: number) => Math.round(t);

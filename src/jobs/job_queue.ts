@@ -3,6 +3,7 @@ import type { Sql } from "../store/db.ts";
 import type { AcceptedJob, JobQueue } from "../services.ts";
 import { createJobStore, type JobStatus, type JobStore, type SubmittedJob } from "./job_store.ts";
 import { type AddressJobStore, createAddressJobStore } from "./address_job_store.ts";
+import { readJobStatus } from "./job_status.ts";
 
 function acceptedJob(job: SubmittedJob, status: JobStatus): AcceptedJob {
   return {
@@ -40,5 +41,6 @@ export function createJobQueue(
     read: (accountId, jobId, options = {}) =>
       store.read(accountId, jobId, { offset: options.offset, limit: options.limit }),
     readTable: (accountId, jobId) => store.readTable(accountId, jobId),
+    status: (accountId, jobId) => readJobStatus(sql, accountId, jobId),
   };
 }

@@ -22,6 +22,7 @@ import type { EmailVerification } from "../email/types.ts";
 import type { EmailResult, EmailVerifier } from "../email/verifier.ts";
 import { countedJobStore } from "../metrics/counted_job_store.ts";
 import type { Metrics } from "../metrics/metrics.ts";
+import { type JobProgress, processJobProgress } from "./job_progress.ts";
 
 /** Greylist retries (retry_rules.ts); unset members keep their defaults. */
 export type GreylistPolicy = Partial<RetryPolicy["greylist"]>;
@@ -71,6 +72,8 @@ export interface JobRunnerOptions {
   stopTimeoutMs?: number;
   /** Items claimed and done, and leases found run out, are counted here. */
   metrics?: Metrics;
+  /** Told of each result written, so that job reads held until their job ends see it at once (default: the process's). */
+  progress?: JobProgress;
 }
 
 export interface JobRunner {
@@ -165,6 +168,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     stopTimeoutMs = 10_000,
     exclusive = false,
     metrics,
+    progress = processJobProgress,
   } = options;
   const policy: RetryPolicy = {
     greylist: { ...DEFAULT_RETRY_POLICY.greylist, ...greylist },
@@ -199,6 +203,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
   /** Writes the item's final answer; a lost lease writes nothing, and is logged. */
   async function finish(item: ClaimedItem, result: EmailVerification, gaveUp = false): Promise<void> {
     const written = await writer.settle({ item, result, exhausted: gaveUp });
+    if (written) progress.wrote(item.jobId);
     if (!written)
       log.warn("job item lease lost before its result", { job_id: item.jobId, email: redactEmail(item.email) });
   }

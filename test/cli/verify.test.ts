@@ -491,6 +491,27 @@ test("the API client tells the first of a run of 429 waits, then stays quiet for
   assert.deepEqual(told, ["The server is rate limited: waiting 1 s as its Retry-After says"]);
 });
 
+test("the API client asks the server to hold a progress read (Prefer: wait), below its own time limit", async (t) => {
+  const asked: Array<string | undefined> = [];
+  const holding = createHttpServer((request, response) => {
+    const prefer = request.headers.prefer as string | undefined;
+    asked.push(prefer);
+    response
+      .writeHead(200, { "content-type": "application/json", ...(prefer ? { "preference-applied": prefer } : {}) })
+      .end('{"status":"running","total":2,"processed":1}');
+  });
+  await new Promise<void>((resolve) => holding.listen(0, "127.0.0.1", resolve));
+  t.after(() => holding.close());
+  const url = `http://127.0.0.1:${(holding.address() as AddressInfo).port}`;
+  const client = createApiClient({ url, key: "k", timeoutMs: 30_000 });
+  assert.equal((await client.progress("a-job", { waitS: 2 }))?.held, true);
+  assert.equal((await client.progress("a-job"))?.held, false);
+  // A hold must end before the exchange's limit: 1.5 s leaves no whole second to wait, so none is asked.
+  const hasty = createApiClient({ url, key: "k", timeoutMs: 1500 });
+  assert.equal((await hasty.progress("a-job", { waitS: 2 }))?.held, false);
+  assert.deepEqual(asked, ["wait=2", undefined, undefined]);
+});
+
 test("the API client sends a submission whose connection dropped again, under the same Idempotency-Key", async (t) => {
   const keys: Array<string | undefined> = [];
   const dropping = createHttpServer((request, response) => {

@@ -256,6 +256,15 @@ test("GET /v1/openapi.json, without a key", async (t) => {
       }
       assert.deepEqual(doc.paths["/v1/address"].post.parameters, [{ $ref: "#/components/parameters/RequestId" }]);
       assert.equal(doc.paths["/v1/address"].post.responses["200"].headers["Preference-Applied"], undefined);
+      // Job reads hold for `Prefer: wait=N` (an extension): described on both paths that read a job.
+      for (const path of ["/v1/jobs/{id}", "/v1/jobs/{id}/results.csv"]) {
+        const get = doc.paths[path].get;
+        const prefer = get.parameters.find((p: any) => p.name === "Prefer");
+        assert.equal(prefer?.in, "header", `${path} takes Prefer`);
+        assert.match(prefer.description, /wait=N/);
+        assert.equal(prefer["x-vrai-extension"], "long-poll");
+        assert.match(get.responses["200"].headers["Preference-Applied"].description, /held/);
+      }
     },
   );
 

@@ -46,6 +46,8 @@ export interface JobProgress {
   retrying: number;
   /** When the first of those is due, ms since the epoch; undefined when none waits. */
   nextRetryAt?: number;
+  /** The server held the read until the job ended or the wait asked passed (it answered Preference-Applied). */
+  held?: boolean;
 }
 
 export interface ApiClientOptions {
@@ -67,8 +69,12 @@ export interface ApiClient {
    * submission whose answer was lost is sent again, and a resumed run repeats its last one, without paying twice.
    */
   submit(csv: string, idempotencyKey: string, options?: { path?: string }): Promise<SubmitOutcome>;
-  /** The job's state, or undefined when the server no longer has it (404: expired after 48 h, or another account's). */
-  progress(jobId: string): Promise<JobProgress | undefined>;
+  /**
+   * The job's state, or undefined when the server no longer has it (404: expired after 48 h, or another account's).
+   * With `waitS`, a job still queued or running is answered once it ends or `waitS` seconds pass (`Prefer: wait`),
+   * kept below the exchange's time limit; `held` says whether the server did hold it.
+   */
+  progress(jobId: string, options?: { waitS?: number }): Promise<JobProgress | undefined>;
   /**
    * The rows verified so far as CSV (the submitted columns, then the verdict columns) with the job's state, in one read;
    * undefined when the server no longer has the job.
@@ -181,10 +187,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (answer.status === 402) return { kind: "quota", detail: detailOf(answer) };
       throw new ApiError(`Cannot submit a job: ${describe(answer)}`, answer.status);
     },
-    async progress(jobId) {
+    async progress(jobId, progressOptions = {}) {
+      // A held read must end before the exchange's own time limit, with a second to spare for the answer itself.
+      const waitS = Math.min(progressOptions.waitS ?? 0, Math.floor(timeoutMs / 1000) - 1);
       // limit=0: the state without the results, so that polling a 5000-row job stays cheap.
       const answer = await call(`/v1/jobs/${encodeURIComponent(jobId)}?limit=0`, {
-        headers: { accept: "application/json" },
+        headers: { accept: "application/json", ...(waitS >= 1 ? { prefer: `wait=${Math.floor(waitS)}` } : {}) },
       });
       if (answer.status === 404) return undefined;
       const body = parseJson(answer.text);
@@ -196,6 +204,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         total: Number(body.total),
         processed: Number(body.processed),
         ...retriesOf(body.summary?.retrying, body.summary?.next_retry_at),
+        held: answer.headers.has("preference-applied"),
       } as JobProgress;
     },
     async rows(jobId) {

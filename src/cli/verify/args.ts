@@ -18,7 +18,8 @@ postal_line_6), written as the input was (comma or semicolon, BOM or not).
   --force             start over although the jobs file records a run of this file: every row is sent (and
                       charged) again
   --state FILE        where the submitted jobs are recorded (default: the --out file + .jobs.json)
-  --poll SECONDS      time between two reads of an unfinished job (default: 2)
+  --poll SECONDS      how often the progress of an unfinished job is read (default: 2); the server holds each
+                      read until the job ends or this time passes (Prefer: wait), so its end is seen at once
   --timeout SECONDS   time limit of each HTTP call (default: 30)
   --kind KIND         email or address: what the file lists (default: told by its columns; an email column makes
                       it an email list, else adresse/address/line or numero, voie, code_postal, ville make it an

@@ -267,7 +267,10 @@ async function submitPending(
  * Waits for each job in input order and reads its rows back. Answers the verdict cells of every input row that has
  * one (index: input row). Progress counts addresses as the server does (after its deduplication). The rows are read
  * first: a job finished by then (most, once the first are) costs one read of the allowance; a job still running is
- * then polled without its results until it ends, and read again.
+ * then read without its results until it ends, and read again. Those reads ask the server to hold them until the job
+ * ends or the poll interval passes (`Prefer: wait`): the end is seen when it happens rather than at the next poll,
+ * and the progress still moves at each interval. A read the server did not hold (a server without the extension, or
+ * too many reads held there) is followed by a pause of the interval, as polling always did.
  */
 async function collectResults(
   table: ListTable,
@@ -300,15 +303,17 @@ async function collectResults(
     return progressed;
   };
   const ended = (job: JobProgress) => job.status === "completed" || job.status === "failed";
+  // Whole seconds (the header's unit), at least one.
+  const waitS = Math.max(1, Math.ceil(pollMs / 1000));
   const cells: Array<string[] | undefined> = new Array(table.rows.length);
   progress.start(total);
   try {
     for (const job of jobs) {
       let read = seen(job, await client.rows(job.job_id));
       while (!ended(read)) {
-        await sleep(pollMs, { signal });
-        const polled = seen(job, await client.progress(job.job_id));
+        const polled = seen(job, await client.progress(job.job_id, { waitS }));
         if (ended(polled)) read = seen(job, await client.rows(job.job_id));
+        else if (!polled.held) await sleep(pollMs, { signal });
       }
       table.place(job, read.csv, cells);
     }

@@ -3,6 +3,8 @@
 // Extensions for list cleaning (described in the OpenAPI document): `?offset=N&limit=M` pages the results (default: all, as
 // the spec has it), every read carries `summary` (results so far by verdict, and the items waiting for a retry), and
 // `Accept: text/csv` gets the finished rows as CSV in submission order, with the job's state in X-Job-* headers.
+// `Prefer: wait=N` holds the read of a queued or running job until it ends or N seconds pass (http/job_wait.ts); the
+// read is admitted once, before the hold, so it counts once against the job-read allowance however long it waits.
 import * as v from "valibot";
 import { csvLines, VERDICT_COLUMNS, verdictCells } from "../../jobs/csv_table.ts";
 import type { JobTable } from "../../jobs/job_store.ts";
@@ -20,19 +22,37 @@ import { json } from "../problem.ts";
 import { streamedResponse } from "../light.ts";
 import { decodeSegment } from "../router.ts";
 import { JobIdSchema } from "../schemas.ts";
+import { createJobWaits, type JobWaits, jobWaitSeconds } from "../job_wait.ts";
 
 /**
  * `negotiate`: GET /v1/jobs/{id}, JSON unless the Accept header prefers CSV. `csv`: GET /v1/jobs/{id}/results.csv,
  * the same CSV whatever the Accept header says. The second path exists for typed clients: an operation that declares
  * both JSON and CSV answers types its body as `Job | string`, so the OpenAPI document gives each form its own path.
  */
-export function readJobRoute(services: Services, form: "negotiate" | "csv" = "negotiate") {
+export function readJobRoute(
+  services: Services,
+  form: "negotiate" | "csv" = "negotiate",
+  waits: JobWaits = createJobWaits(),
+) {
   return async (request: Request, params: Record<string, string>): Promise<Response> => {
     const caller = await admit(request, services, { endpoint: ["email", "address"], bucket: "jobs" });
     // A malformed id (a broken percent-escape too) is just another job that does not exist: never a 400.
     const id = decodeSegment(params.id)?.toLowerCase();
     const csv = form === "csv" || prefersCsv(request.headers.get("accept"));
     const accountId = caller.key.accountId;
+    const seconds = jobWaitSeconds(request.headers.get("prefer"));
+    const status = services.jobs.status;
+    if (seconds !== null && id !== undefined && v.is(JobIdSchema, id) && status !== undefined) {
+      const outcome = await waits.wait({
+        accountId,
+        jobId: id,
+        seconds,
+        signal: request.signal,
+        status: () => status(accountId, id),
+      });
+      // Only a read actually held says so: an ended job, or one refused a hold (too many held), answers as without.
+      if (outcome === "ended" || outcome === "timed-out") caller.headers["preference-applied"] = `wait=${seconds}`;
+    }
     // An address job first (bulk address, an extension), else an email job: every read asks both, so neither the
     // answer nor its timing tells an unknown job from another account's.
     const job = !v.is(JobIdSchema, id)
