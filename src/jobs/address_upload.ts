@@ -5,9 +5,12 @@
 // as its client takes to send it). Equal rows are found on the way with a map of keys to first positions, keys only.
 // The end is one short transaction (commit: queued, or completed when every row came answered) or a delete
 // (discard); a job whose process died mid-upload is left 'uploading' and deleted by the sweeper
-// (sweepAbandonedUploads).
+// (sweepAbandonedUploads). An upload that ends before its first insert (fewer rows than UPLOAD_INSERT_CHUNKS whole
+// chunks: most bulk calls) is written whole by the commit's transaction, as any submission held whole is: it is never
+// 'uploading', and a refused one costs no statement.
 import { randomUUID } from "node:crypto";
 import type { AddressInput, AddressVerification } from "../address/types.ts";
+import type { Row } from "postgres";
 import type { Sql } from "../store/db.ts";
 import { type AddressChunkRows, insertAddressChunks } from "./address_chunk_insert.ts";
 import { CHUNK_ROWS } from "./address_job_store.ts";
@@ -59,7 +62,9 @@ export function startAddressUpload(sql: Sql, accountId: string, options: Address
   const firstOf = new Map<string, number>();
   let total = 0;
   let written = 0;
-  let created = false;
+  /** Whether a write was started: the job row exists, or is being inserted. */
+  let started = false;
+  let finished = false;
   let state: "open" | "committed" | "discarded" = "open";
   let answeredRows = 0;
   // The rows held: not yet written.
@@ -74,20 +79,8 @@ export function startAddressUpload(sql: Sql, accountId: string, options: Address
     if (state !== "open") throw new Error(`Cannot ${what} an address upload: it is ${state}`);
   };
 
-  async function createJob(): Promise<void> {
-    // Expires like any job, 48 hours on: the sweeper's retention sweep deletes it then whatever happened.
-    await sql`
-      with t as (select ${dbClock(sql, now)} as now)
-      insert into jobs (id, account_id, kind, status, total, processed, created_at, expires_at, columns)
-      select ${jobId}, ${accountId}, 'address', 'uploading', 0, 0, t.now,
-             t.now + ${JOB_RETENTION_HOURS} * interval '1 hour',
-             ${columns === undefined ? null : sql.json(columns as string[])}
-      from t`;
-    created = true;
-  }
-
-  /** Writes the first `rows` rows held (whole chunks, or everything at the end). */
-  function write(rows: number): Promise<void> {
+  /** Takes the first `rows` rows held (whole chunks, or everything at the end) out of the request's memory. */
+  function take(rows: number): AddressChunkRows[] {
     const batch: AddressChunkRows[] = [];
     for (let start = 0; start < rows; start += CHUNK_ROWS) {
       const end = Math.min(rows, start + CHUNK_ROWS);
@@ -101,14 +94,30 @@ export function startAddressUpload(sql: Sql, accountId: string, options: Address
         results: answers.length === 0 ? undefined : answers.slice(start, end),
       });
     }
-    // The rows leave the request's memory now; the statement holds them until it is sent.
     inputs = inputs.slice(rows);
     fields = fields?.slice(rows);
     dups = dups.slice(rows);
     answers = answers.slice(rows);
     written += rows;
+    return batch;
+  }
+
+  /** Writes the first `rows` rows held, the job row first when it is the first write. */
+  function write(rows: number): Promise<void> {
+    const batch = take(rows);
+    const first = !started;
+    started = true;
     writing = writing.then(async () => {
-      if (!created) await createJob();
+      // Expires like any job, 48 hours on: the sweeper's retention sweep deletes it then whatever happened.
+      if (first) {
+        await sql`
+          with t as (select ${dbClock(sql, now)} as now)
+          insert into jobs (id, account_id, kind, status, total, processed, created_at, expires_at, columns)
+          select ${jobId}, ${accountId}, 'address', 'uploading', 0, 0, t.now,
+                 t.now + ${JOB_RETENTION_HOURS} * interval '1 hour',
+                 ${columns === undefined ? null : sql.json(columns as string[])}
+          from t`;
+      }
       await insertAddressChunks(sql, jobId, batch, "uploading");
     });
     return writing;
@@ -153,37 +162,59 @@ export function startAddressUpload(sql: Sql, accountId: string, options: Address
     },
     async finish() {
       assertOpen("finish");
-      while (inputs.length > 0) await write(Math.min(inputs.length, UPLOAD_INSERT_CHUNKS * CHUNK_ROWS));
+      // Nothing written yet: the rows wait for the commit's transaction.
+      if (started) while (inputs.length > 0) await write(Math.min(inputs.length, UPLOAD_INSERT_CHUNKS * CHUNK_ROWS));
       await writing;
-      if (!created) await (writing = writing.then(createJob));
+      finished = true;
     },
     async commit(commitOptions = {}) {
       assertOpen("commit");
-      if (written !== total || !created) throw new Error("Cannot commit an address upload: finish() it first");
+      if (!finished) throw new Error("Cannot commit an address upload: finish() it first");
       const { idempotency, callbackUrl } = commitOptions;
       const answered = answeredRows === total;
       const status = answered ? ("completed" as const) : ("queued" as const);
       try {
         const job = await sql.begin(async (tx) => {
           // Submitted now: the retention of 48 hours counts from here, as for a job submitted whole.
-          const [row] = await tx`
-            with t as (select ${dbClock(sql, commitOptions.now ?? now)} as now)
-            update jobs j
-            set status = ${status}, total = ${total}, processed = ${answered ? total : 0}, created_at = t.now,
-                expires_at = t.now + ${JOB_RETENTION_HOURS} * interval '1 hour',
-                idempotency_key = ${idempotency?.key ?? null}, request_hash = ${idempotency?.requestHash ?? null}
-            from t
-            where j.id = ${jobId} and j.status = 'uploading'
-            returning j.created_at, j.expires_at`;
-          if (row === undefined) throw new Error("Cannot commit an address upload: its job is gone (swept)");
-          if (!answered) {
-            await tx`update address_job_chunks set status = 'pending' where job_id = ${jobId} and status = 'uploading'`;
+          const clock = dbClock(sql, commitOptions.now ?? now);
+          const key = idempotency?.key ?? null;
+          const hash = idempotency?.requestHash ?? null;
+          let row: Row | undefined;
+          if (!started) {
+            [row] = await tx`
+              with t as (select ${clock} as now)
+              insert into jobs (id, account_id, kind, status, total, processed, created_at, expires_at, columns,
+                                idempotency_key, request_hash)
+              select ${jobId}, ${accountId}, 'address', ${status}, ${total}, ${answered ? total : 0}, t.now,
+                     t.now + ${JOB_RETENTION_HOURS} * interval '1 hour',
+                     ${columns === undefined ? null : sql.json(columns as string[])}, ${key}, ${hash}
+              from t
+              returning created_at, expires_at`;
+            while (inputs.length > 0) {
+              const rows = Math.min(inputs.length, UPLOAD_INSERT_CHUNKS * CHUNK_ROWS);
+              await insertAddressChunks(tx, jobId, take(rows), "pending");
+            }
+          } else {
+            [row] = await tx`
+              with t as (select ${clock} as now)
+              update jobs j
+              set status = ${status}, total = ${total}, processed = ${answered ? total : 0}, created_at = t.now,
+                  expires_at = t.now + ${JOB_RETENTION_HOURS} * interval '1 hour',
+                  idempotency_key = ${key}, request_hash = ${hash}
+              from t
+              where j.id = ${jobId} and j.status = 'uploading'
+              returning j.created_at, j.expires_at`;
+            if (row === undefined) throw new Error("Cannot commit an address upload: its job is gone (swept)");
+            if (!answered) {
+              await tx`
+                update address_job_chunks set status = 'pending' where job_id = ${jobId} and status = 'uploading'`;
+            }
           }
           if (callbackUrl !== undefined) {
             await tx`
-              insert into job_callbacks (job_id, url, next_attempt_at) values (${jobId}, ${callbackUrl}, ${row.created_at})`;
+              insert into job_callbacks (job_id, url, next_attempt_at) values (${jobId}, ${callbackUrl}, ${row!.created_at})`;
           }
-          return row;
+          return row!;
         });
         state = "committed";
         return {
@@ -200,6 +231,7 @@ export function startAddressUpload(sql: Sql, accountId: string, options: Address
     async discard() {
       if (state !== "open") return;
       state = "discarded";
+      const stored = started;
       inputs = [];
       fields = undefined;
       dups = [];
@@ -207,7 +239,8 @@ export function startAddressUpload(sql: Sql, accountId: string, options: Address
       firstOf.clear();
       // A write in flight may have failed (the reason of the discard): the delete runs whatever it did.
       await writing.catch(() => {});
-      await sql`delete from jobs where id = ${jobId} and status = 'uploading'`;
+      // Nothing written: nothing to delete.
+      if (stored) await sql`delete from jobs where id = ${jobId} and status = 'uploading'`;
     },
   };
 }

@@ -70,7 +70,10 @@ for (const kind of ["embedded", "postgres"] as DatabaseKind[]) {
       const answer = { verdict: "deliverable" as const, reasons: [], normalized: null, duration_ms: 0 };
       answered.add(line(1), undefined, answer);
       answered.add(line(1), undefined, answer);
+      await answered.drain();
       await answered.finish();
+      // Fewer rows than one insert takes: all of them go in the commit's transaction, never 'uploading'.
+      assert.equal(await count("jobs", answered.jobId), 0);
       const job = await answered.commit();
       assert.equal(job.status, "completed");
       const read = await store.read(account, answered.jobId);
@@ -91,7 +94,8 @@ for (const kind of ["embedded", "postgres"] as DatabaseKind[]) {
       const account = await createAccount(db.sql);
       const began = new Date();
       const abandoned = startAddressUpload(db.sql, account, { now: began });
-      for (let i = 1; i <= 1500; i++) abandoned.add(line(i));
+      for (let i = 1; i <= UPLOAD_INSERT_CHUNKS * 1000 + 500; i++) abandoned.add(line(i));
+      await abandoned.drain();
       await abandoned.finish();
       // The process dies here: the upload is never committed nor discarded.
       const kept = startAddressUpload(db.sql, account, { now: began });
