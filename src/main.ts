@@ -13,7 +13,7 @@ import { startAddressService, type AddressService } from "./address/service.ts";
 import { createJobQueue } from "./jobs/job_queue.ts";
 import { startJobRunner, type JobRunner } from "./jobs/runner.ts";
 import { startAddressJobRunner, type AddressJobRunner } from "./jobs/address_runner.ts";
-import { startSweeper, type Sweeper } from "./jobs/sweeper.ts";
+import { ABANDONED_UPLOAD_MS, startSweeper, type Sweeper } from "./jobs/sweeper.ts";
 import { startCallbackDeliverer, type CallbackDeliverer } from "./callbacks/deliverer.ts";
 import { callbackPolicy } from "./callbacks/callback_target.ts";
 import { createDnsResolver } from "./email/net/mx_resolver.ts";
@@ -132,7 +132,12 @@ async function main(): Promise<void> {
       timeoutRetryDelayMs: coolOffFor(config.probeTimeoutMs) + config.probeTimeoutMs,
       stopTimeoutMs: inFlightMs,
     });
-    sweeper = startSweeper({ sql: built.db.sql, log });
+    sweeper = startSweeper({
+      sql: built.db.sql,
+      log,
+      // However long requests may last, an upload is left alone for as long as one of them could still be running it.
+      abandonedUploadMs: Math.max(ABANDONED_UPLOAD_MS, 2 * config.httpRequestTimeoutMs),
+    });
     // Completion callbacks are sent by the processes that work jobs, whatever kind of job ended.
     callbacks = startCallbackDeliverer({
       sql: built.db.sql,
@@ -172,6 +177,11 @@ async function main(): Promise<void> {
           jobs.submitAddresses(...args).finally(() => {
             addressRunner?.wake();
             if (args[2]?.callbackUrl !== undefined) callbacks?.wake();
+          }),
+        commitAddressUpload: (...args) =>
+          jobs.commitAddressUpload(...args).finally(() => {
+            addressRunner?.wake();
+            if (args[1]?.callbackUrl !== undefined) callbacks?.wake();
           }),
       },
     };

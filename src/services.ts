@@ -13,6 +13,7 @@ import type { Idempotency, Job, JobTable, ReadOptions, SubmittedTable } from "./
 import type { AddressInput, AddressVerification } from "./address/types.ts";
 import type { AddressIndexStatus } from "./address/index_status.ts";
 import type { AddressJob, AddressJobTable } from "./jobs/address_job_store.ts";
+import type { AddressUpload } from "./jobs/address_upload.ts";
 import type { EgressStatus } from "./email/egress/self_check.ts";
 import type { Metrics } from "./metrics/metrics.ts";
 
@@ -60,6 +61,17 @@ export interface JobQueue {
     options?: {
       answers?: AddressVerification[];
       table?: SubmittedTable;
+      idempotency?: Idempotency;
+      /** Gets a signed POST when the job ends (callbacks/). */
+      callbackUrl?: string;
+    },
+  ): Promise<AcceptedJob>;
+  /** A bulk address job written as its upload is read (jobs/address_upload.ts): invisible until committed. */
+  startAddressUpload(accountId: string, options?: { columns?: readonly string[] }): AddressUpload;
+  /** Commits an upload (finished) as a submission: its job queued, or completed when its rows came answered. */
+  commitAddressUpload(
+    upload: AddressUpload,
+    options?: {
       idempotency?: Idempotency;
       /** Gets a signed POST when the job ends (callbacks/). */
       callbackUrl?: string;

@@ -111,26 +111,45 @@ export async function readJson<S extends v.GenericSchema>(
   }
   const parsed = v.safeParse(schema, data);
   if (!parsed.success) {
-    const node = schema as unknown as SchemaNode;
-    const errors: ValidationError[] = [
-      ...parsed.issues.map((issue) => ({ member: memberOf(issue.path), message: plainMessage(issue, node) })),
-      ...unknownMembers(node, data, ""),
-    ];
-    const detail = errors
-      .slice(0, 5)
-      .map((e) => e.message)
-      .join("; ");
-    throw new HttpError("invalid-request", `Cannot validate body: ${detail}`, {
-      extensions: { errors: errors.slice(0, 50) },
-    });
+    throw invalidBody([...issueErrors(schema, parsed.issues), ...unknownMembers(schema as SchemaNode, data, "")]);
   }
   return parsed.output;
 }
 
 /** A validation failure as the caller reads it: the member as a path (`emails[3]`, `address.line`) and a phrase. */
-interface ValidationError {
+export interface ValidationError {
   member: string;
   message: string;
+}
+
+/** The 400 of a body that does not validate: the first five failures in `detail`, up to 50 in `errors`. */
+export function invalidBody(errors: readonly ValidationError[]): HttpError {
+  const detail = errors
+    .slice(0, 5)
+    .map((e) => e.message)
+    .join("; ");
+  return new HttpError("invalid-request", `Cannot validate body: ${detail}`, {
+    extensions: { errors: errors.slice(0, 50) },
+  });
+}
+
+/**
+ * Valibot's issues in the caller's words. `schema` is the body's (it tells the length a string may have); `prefix`
+ * is the path of the value the issues are about inside the body, when it was validated on its own (a list item).
+ */
+export function issueErrors(
+  schema: v.GenericSchema,
+  issues: readonly v.BaseIssue<unknown>[],
+  prefix: ReadonlyArray<{ type: "object" | "array"; key: string | number }> = [],
+): ValidationError[] {
+  const node = schema as unknown as SchemaNode;
+  return issues.map((issue) => {
+    const path = (
+      prefix.length === 0 ? issue.path : [...prefix, ...(issue.path ?? [])]
+    ) as v.BaseIssue<unknown>["path"];
+    const placed = prefix.length === 0 ? issue : { ...issue, path };
+    return { member: memberOf(path), message: plainMessage(placed, node) };
+  });
 }
 
 /** The member path of an issue, `emails[3]` or `address.line`; `(body)` for the body itself. */
@@ -240,8 +259,8 @@ function maxLengthAt(schema: SchemaNode, path: v.BaseIssue<unknown>["path"]): nu
  * Members of the body the schema does not know, anywhere inside it: dropped from a valid request, but named on a
  * refused one, where a misspelt member (`mail` for `email`) is the likely cause of `email is required`.
  */
-function unknownMembers(schema: SchemaNode, data: unknown, path: string): ValidationError[] {
-  let node = schema;
+export function unknownMembers(schema: SchemaNode | v.GenericSchema, data: unknown, path: string): ValidationError[] {
+  let node = schema as SchemaNode;
   while (node.wrapped) node = node.wrapped;
   if (node.entries && data !== null && typeof data === "object" && !Array.isArray(data)) {
     const found: ValidationError[] = [];

@@ -23,7 +23,7 @@ export interface BulkUploadOptions {
 }
 
 /** A CSV file that cannot be read: 400 invalid-request naming the line. */
-function unreadable(error: CsvReadError): HttpError {
+export function unreadable(error: CsvReadError): HttpError {
   const message = `line ${error.line}: ${error.message}`;
   return new HttpError("invalid-request", `Cannot read CSV: ${message}`, {
     extensions: { line: error.line, errors: [{ member: `line ${error.line}`, message: error.message }] },

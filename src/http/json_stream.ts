@@ -11,6 +11,13 @@ export interface JsonStreamOptions {
   maxItems: number;
   /** The error thrown when item maxItems + 1 ends (it is given the items read). */
   tooMany: (itemsRead: number) => Error;
+  /**
+   * Takes each item of the list (when it is an array) as it ends, instead of the value keeping it: the list comes out
+   * empty, its items never held together.
+   */
+  onItem?: (item: unknown, index: number) => void;
+  /** Awaited after each piece of the body is read, before the next: where items handed to onItem are written away. */
+  afterChunk?: () => Promise<void>;
 }
 
 function malformed(message: string): HttpError {
@@ -18,14 +25,14 @@ function malformed(message: string): HttpError {
 }
 
 export async function readJsonStream(chunks: AsyncIterable<Uint8Array>, options: JsonStreamOptions): Promise<unknown> {
-  const { list, maxItems, tooMany } = options;
+  const { list, maxItems, tooMany, onItem, afterChunk } = options;
   const parser = new JSONParser({ paths: ["$", `$.${list}.*`], keepStack: false });
   let root: unknown;
   let done = false;
   let items = 0;
   let failure: Error | undefined;
   let refused: Error | undefined;
-  parser.onValue = ({ stack, value }) => {
+  parser.onValue = ({ stack, value, key, parent }) => {
     if (stack.length === 0) {
       root = value;
       done = true;
@@ -33,6 +40,16 @@ export async function readJsonStream(chunks: AsyncIterable<Uint8Array>, options:
       // The parser would report a throw from here as a syntax error: the refusal is kept and thrown after write().
       refused ??= tooMany(items);
       throw refused;
+    } else if (onItem !== undefined && Array.isArray(parent)) {
+      try {
+        onItem(value, key as number);
+      } catch (error) {
+        // Thrown as it was, not as the syntax error the parser would make of it.
+        refused ??= error as Error;
+        throw refused;
+      }
+      // The parser pushed the item on the list as it began: it leaves it now.
+      parent.length -= 1;
     }
   };
   parser.onError = (error) => {
@@ -59,6 +76,7 @@ export async function readJsonStream(chunks: AsyncIterable<Uint8Array>, options:
     // Anything after the value is refused as JSON.parse refuses it, without reading more.
     if (done && !/^\s*$/.test(new TextDecoder().decode(chunk))) throw malformed("unexpected data after the value");
     write(chunk);
+    await afterChunk?.();
   }
   if (!done) write(undefined);
   if (!done) throw malformed("unexpected end of the body");

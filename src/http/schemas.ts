@@ -87,7 +87,7 @@ export const BulkRequestSchema = v.object({
 });
 
 /** An item of the list: what POST /v1/address takes, or a string as its line. */
-const AddressItemSchema = v.union([
+export const AddressItemSchema = v.union([
   v.pipe(
     v.string(),
     v.maxLength(1000),

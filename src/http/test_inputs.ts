@@ -67,29 +67,59 @@ export function assertInputsFitKey<T>(
   place: (index: number) => Where,
   what: string,
 ): void {
-  const wantReserved = mode === "test";
-  let first: { where: Where; input: T } | undefined;
-  let count = 0;
-  const errors: Array<{ member: string; message: string }> = [];
-  const why = wantReserved ? "is not a reserved test input" : "is a reserved test input";
-  for (let i = 0; i < inputs.length; i++) {
-    const input = inputs[i]!;
-    if (kind.isReserved(input) === wantReserved) continue;
-    count++;
-    const where = place(i);
-    first ??= { where, input };
-    if (errors.length < MAX_NAMED) errors.push({ member: where.member, message: `${shown(kind.show(input))} ${why}` });
+  const fit = new InputsFitKey(mode, kind);
+  for (let i = 0; i < inputs.length; i++) fit.add(inputs[i]!, () => place(i));
+  fit.assert(what);
+}
+
+/**
+ * The same check over inputs seen one at a time (a bulk upload read as it arrives): add() each, then assert(), which
+ * throws what assertInputsFitKey throws for the same inputs. Holds the first 50 misfits at the most.
+ */
+export class InputsFitKey<T> {
+  readonly #wantReserved: boolean;
+  readonly #kind: InputKind<T>;
+  #first: { where: Where; input: T } | undefined;
+  #count = 0;
+  readonly #errors: Array<{ member: string; message: string }> = [];
+
+  constructor(mode: KeyMode, kind: InputKind<T>) {
+    this.#wantReserved = mode === "test";
+    this.#kind = kind;
   }
-  if (first === undefined) return;
-  const listed = count > MAX_NAMED ? `the first ${MAX_NAMED} listed in errors` : "listed in errors";
-  const others = count > 1 ? ` (and ${count - 1} more row${count > 2 ? "s" : ""}, ${listed})` : "";
-  const named = first.where.member === BODY ? "" : `${first.where.member} `;
-  const detail = wantReserved
-    ? `Cannot ${what} with a test key: ${named}${shown(kind.show(first.input))} ${why}${others}; ${kind.reserved}, ` +
-      "real data needs a live key (vrai_live_…)"
-    : `Cannot ${what} with a live key: ${named}${shown(kind.show(first.input))} ${why}${others}, answered only with ` +
-      "a test key (vrai_test_…: npm run keys -- create --account NAME --mode test); a live key verifies real data";
-  throw new HttpError("request-failed", detail, {
-    extensions: { ...(first.where.line !== undefined ? { line: first.where.line } : {}), errors },
-  });
+
+  /** Whether the input fits (a reserved input on a test key); `place` is asked only for one that does not. */
+  add(input: T, place: () => Where): boolean {
+    if (this.#kind.isReserved(input) === this.#wantReserved) return true;
+    this.#count++;
+    if (this.#errors.length < MAX_NAMED) {
+      const where = place();
+      this.#first ??= { where, input };
+      this.#errors.push({ member: where.member, message: `${shown(this.#kind.show(input))} ${this.#why}` });
+    }
+    return false;
+  }
+
+  get #why(): string {
+    return this.#wantReserved ? "is not a reserved test input" : "is a reserved test input";
+  }
+
+  assert(what: string): void {
+    const first = this.#first;
+    if (first === undefined) return;
+    const kind = this.#kind;
+    const count = this.#count;
+    const why = this.#why;
+    const listed = count > MAX_NAMED ? `the first ${MAX_NAMED} listed in errors` : "listed in errors";
+    const others = count > 1 ? ` (and ${count - 1} more row${count > 2 ? "s" : ""}, ${listed})` : "";
+    const named = first.where.member === BODY ? "" : `${first.where.member} `;
+    const detail = this.#wantReserved
+      ? `Cannot ${what} with a test key: ${named}${shown(kind.show(first.input))} ${why}${others}; ${kind.reserved}, ` +
+        "real data needs a live key (vrai_live_…)"
+      : `Cannot ${what} with a live key: ${named}${shown(kind.show(first.input))} ${why}${others}, answered only with ` +
+        "a test key (vrai_test_…: npm run keys -- create --account NAME --mode test); a live key verifies real data";
+    throw new HttpError("request-failed", detail, {
+      extensions: { ...(first.where.line !== undefined ? { line: first.where.line } : {}), errors: [...this.#errors] },
+    });
+  }
 }

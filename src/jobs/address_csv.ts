@@ -105,23 +105,30 @@ export function parseAddressCsv(bytes: Uint8Array, options: { isStorable: (text:
 /** A file's records as a bulk address submission: its address columns found, each row's input read. */
 export function addressCsvOf(records: CsvRecords): AddressCsv {
   const mapping = addressColumns(records.columns);
-  const entries = Object.entries(mapping) as Array<[InputField, number]>;
-  const inputs = records.rows.map((row, r) => {
-    const input: AddressInput = {};
-    for (const [field, at] of entries) {
-      const cell = row[at]!;
-      if (cell.trim() === "") continue;
-      if (cell.length > MAX_LENGTH[field]) {
-        throw new CsvReadError(
-          `the ${records.columns[at]} field is longer than ${MAX_LENGTH[field]} characters`,
-          records.lines[r]!,
-        );
-      }
-      input[field] = cell;
-    }
-    return input;
-  });
+  const inputs = records.rows.map((row, r) => addressInputOf(row, records.lines[r]!, records.columns, mapping));
   return { ...records, inputs, mapping };
+}
+
+/**
+ * One row's input, read from the columns `mapping` names (addressColumns); throws CsvReadError naming `line` for a
+ * field longer than the API takes.
+ */
+export function addressInputOf(
+  row: readonly string[],
+  line: number,
+  columns: readonly string[],
+  mapping: Partial<Record<InputField, number>>,
+): AddressInput {
+  const input: AddressInput = {};
+  for (const [field, at] of Object.entries(mapping) as Array<[InputField, number]>) {
+    const cell = row[at]!;
+    if (cell.trim() === "") continue;
+    if (cell.length > MAX_LENGTH[field]) {
+      throw new CsvReadError(`the ${columns[at]} field is longer than ${MAX_LENGTH[field]} characters`, line);
+    }
+    input[field] = cell;
+  }
+  return input;
 }
 
 /** The answer's cells of one row, in ADDRESS_RESULT_COLUMNS order: empty where the answer has nothing. */

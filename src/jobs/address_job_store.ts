@@ -11,6 +11,7 @@ import type { AddressInput, AddressVerification } from "../address/types.ts";
 import { ADDRESS_VERDICTS, type AddressVerdict } from "../address/vocabulary.ts";
 import type { Sql } from "../store/db.ts";
 import { callbackColumn, callbackOf, type JobCallback } from "../callbacks/callback_store.ts";
+import { type AddressChunkRows, insertAddressChunks, summaryOf } from "./address_chunk_insert.ts";
 import { duplicateOf } from "./address_rows.ts";
 import {
   assertSubmittable,
@@ -119,13 +120,6 @@ export const ADDRESS_READ_MAX_LIMIT = 10_000;
 /** Chunks per insert statement at submission. */
 const INSERT_CHUNKS = 20;
 
-/** Answers counted by verdict. */
-function summaryOf(results: readonly AddressVerification[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const r of results) counts[r.verdict] = (counts[r.verdict] ?? 0) + 1;
-  return counts;
-}
-
 export function createAddressJobStore(sql: Sql): AddressJobStore {
   const clock = (now: Date | undefined) => dbClock(sql, now);
 
@@ -161,39 +155,20 @@ export function createAddressJobStore(sql: Sql): AddressJobStore {
         }
         const chunks = Math.ceil(inputs.length / CHUNK_ROWS);
         for (let first = 0; first < chunks; first += INSERT_CHUNKS) {
-          const numbers: number[] = [];
-          const firstRows: number[] = [];
-          const sizes: number[] = [];
-          const inputTexts: string[] = [];
-          // unnest() pads shorter arrays with nulls: JSON submissions store no cells, live ones no answers.
-          const fieldTexts: string[] = [];
-          const dupTexts: string[] = [];
-          const resultTexts: string[] = [];
-          const summaries: string[] = [];
+          const batch: AddressChunkRows[] = [];
           for (let c = first; c < Math.min(chunks, first + INSERT_CHUNKS); c++) {
             const start = c * CHUNK_ROWS;
             const end = Math.min(inputs.length, start + CHUNK_ROWS);
-            numbers.push(c);
-            firstRows.push(start + 1);
-            sizes.push(end - start);
-            inputTexts.push(JSON.stringify(inputs.slice(start, end)));
-            if (table !== undefined) fieldTexts.push(JSON.stringify(table.rows.slice(start, end)));
-            dupTexts.push(JSON.stringify(dups.slice(start, end)));
-            const done = answers?.slice(start, end);
-            if (done !== undefined) {
-              resultTexts.push(JSON.stringify(done));
-              summaries.push(JSON.stringify(summaryOf(done)));
-            }
+            batch.push({
+              chunk: c,
+              firstRow: start + 1,
+              inputs: inputs.slice(start, end),
+              fields: table?.rows.slice(start, end),
+              dupOf: dups.slice(start, end),
+              results: answers?.slice(start, end),
+            });
           }
-          await tx`
-            insert into address_job_chunks (job_id, chunk, first_row, size, inputs, fields, dup_of, status, results,
-                                            summary)
-            select ${jobId}, u.chunk, u.first_row, u.size, u.inputs, u.fields, u.dup_of,
-                   case when u.results is null then 'pending' else 'done' end, u.results, u.summary::jsonb
-            from unnest(${tx.array(numbers)}::int[], ${tx.array(firstRows)}::int[], ${tx.array(sizes)}::int[],
-                        ${tx.array(inputTexts)}::text[], ${tx.array(fieldTexts)}::text[],
-                        ${tx.array(dupTexts)}::text[], ${tx.array(resultTexts)}::text[], ${tx.array(summaries)}::text[])
-              as u(chunk, first_row, size, inputs, fields, dup_of, results, summary)`;
+          await insertAddressChunks(tx, jobId, batch, "pending");
         }
         return {
           jobId,

@@ -36,6 +36,18 @@ export interface CsvReadOptions {
   maxRows?: number;
   /** The error thrown when row maxRows + 1 is read (it is given the rows read). */
   tooMany?: (rowsRead: number) => Error;
+  /**
+   * Takes each row as it is read, with the line it starts on, instead of the records keeping it: the file's rows are
+   * then never held together (the records come back with no rows). Called after the header row.
+   */
+  onRow?: (row: string[], line: number) => void;
+  /** Takes the header row, as soon as it is read. */
+  onHeader?: (columns: string[]) => void;
+}
+
+export interface CsvStreamOptions extends CsvReadOptions {
+  /** Awaited after each piece of the body is read, before the next: where rows handed to onRow are written away. */
+  afterChunk?: () => Promise<void>;
 }
 
 /** csv-parse's refusals, in words. */
@@ -101,6 +113,8 @@ export class CsvRecordReader {
   #headerLine = 1;
   readonly #rows: string[][] = [];
   readonly #lines: number[] = [];
+  /** Rows read (kept in #rows, or handed to onRow). */
+  #count = 0;
   readonly #options: CsvReadOptions;
 
   constructor(options: CsvReadOptions) {
@@ -135,7 +149,7 @@ export class CsvRecordReader {
     if (rest !== "") this.#read(rest, true);
     this.#pending = "";
     if (this.#columns === undefined) throw new CsvReadError("empty file: a header row is needed", 1);
-    if (this.#rows.length === 0) throw new CsvReadError("no rows after the header", this.#headerLine);
+    if (this.#count === 0) throw new CsvReadError("no rows after the header", this.#headerLine);
     return {
       columns: this.#columns,
       rows: this.#rows,
@@ -146,7 +160,7 @@ export class CsvRecordReader {
 
   /** Parses whole records (`last`: the file's end, where a quote may be left open). */
   #read(text: string, last: boolean): void {
-    const { isStorable, maxRows = Number.POSITIVE_INFINITY, tooMany } = this.#options;
+    const { isStorable, maxRows = Number.POSITIVE_INFINITY, tooMany, onRow, onHeader } = this.#options;
     const offset = this.#linesBefore;
     let records: Array<{ record: string[]; info: { lines: number } }>;
     try {
@@ -179,6 +193,7 @@ export class CsvRecordReader {
         }
         this.#columns = record;
         this.#headerLine = offset + info.lines;
+        onHeader?.(record);
         continue;
       }
       if (record.length !== this.#columns.length)
@@ -186,9 +201,12 @@ export class CsvRecordReader {
       for (const cell of record) {
         if (!isStorable(cell)) throw new CsvReadError("a field holds a NUL or an unpaired surrogate", line);
       }
-      this.#rows.push(record);
-      this.#lines.push(line);
-      if (this.#rows.length > maxRows) throw tooMany?.(this.#rows.length) ?? new RangeError("too many rows");
+      if (++this.#count > maxRows) throw tooMany?.(this.#count) ?? new RangeError("too many rows");
+      if (onRow !== undefined) onRow(record, line);
+      else {
+        this.#rows.push(record);
+        this.#lines.push(line);
+      }
     }
     this.#linesBefore += linesIn(text);
   }
@@ -209,7 +227,7 @@ export function readCsvRecords(bytes: Uint8Array, options: CsvReadOptions): CsvR
 }
 
 /** Reads a file as it arrives, chunk by chunk, holding only the records read so far. */
-export async function readCsvStream(chunks: AsyncIterable<Uint8Array>, options: CsvReadOptions): Promise<CsvRecords> {
+export async function readCsvStream(chunks: AsyncIterable<Uint8Array>, options: CsvStreamOptions): Promise<CsvRecords> {
   const reader = new CsvRecordReader(options);
   const decoder = new TextDecoder("utf-8", { fatal: true });
   let head = new Uint8Array(0);
@@ -225,6 +243,7 @@ export async function readCsvStream(chunks: AsyncIterable<Uint8Array>, options: 
   for await (const chunk of chunks) {
     if (head.length < 3) head = Uint8Array.from([...head, ...chunk.subarray(0, 3 - head.length)]);
     reader.push(decode(chunk));
+    await options.afterChunk?.();
   }
   reader.push(decode(undefined));
   return reader.end(hasBom(head));

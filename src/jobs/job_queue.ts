@@ -4,6 +4,7 @@ import type { AcceptedJob, JobQueue } from "../services.ts";
 import { createJobStore, type JobStatus, type JobStore, type SubmittedJob } from "./job_store.ts";
 import { type AddressJobStore, createAddressJobStore } from "./address_job_store.ts";
 import { readJobStatus } from "./job_status.ts";
+import { startAddressUpload } from "./address_upload.ts";
 
 function acceptedJob(job: SubmittedJob, status: JobStatus): AcceptedJob {
   return {
@@ -25,6 +26,11 @@ export function createJobQueue(
       const { answers, table, idempotency, callbackUrl } = options;
       const job = await addresses.submit(accountId, inputs, { answers, table, idempotency, callbackUrl });
       return acceptedJob(job, answers || inputs.length === 0 ? "completed" : "queued");
+    },
+    startAddressUpload: (accountId, options = {}) => startAddressUpload(sql, accountId, options),
+    async commitAddressUpload(upload, options = {}) {
+      const job = await upload.commit(options);
+      return acceptedJob(job, job.status);
     },
     readAddresses: (accountId, jobId, options = {}) =>
       addresses.read(accountId, jobId, { offset: options.offset, limit: options.limit }),

@@ -22,7 +22,7 @@ export function dbClock(sql: Sql, now: Date | undefined): PendingQuery<Row[]> {
 
 /**
  * `from jobs j where …`: the job of the account, still alive, of the kind given (any kind when none): none alike for
- * an unknown, expired or foreign job.
+ * an unknown, expired or foreign job, and for an upload not yet submitted (jobs/address_upload.ts).
  */
 export function liveJobWhere(
   sql: Sql,
@@ -36,6 +36,7 @@ export function liveJobWhere(
     where j.id = ${isUuid(jobId) ? jobId : NO_ID}::uuid
       and j.account_id = ${isUuid(accountId) ? accountId : NO_ID}::uuid
       ${kind === undefined ? sql`` : sql`and j.kind = ${kind}`}
+      and j.status <> 'uploading'
       and j.expires_at > ${dbClock(sql, now)}`;
 }
 

@@ -120,6 +120,12 @@ test("on PostgreSQL, a write refused with SQLSTATE 53100 answers 503 service-una
       submitAddresses: async () => {
         throw diskFullError();
       },
+      startAddressUpload: () => {
+        throw diskFullError();
+      },
+      commitAddressUpload: async () => {
+        throw diskFullError();
+      },
       readAddresses: async () => undefined,
       readAddressTable: async () => undefined,
     },

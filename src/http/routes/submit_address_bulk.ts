@@ -7,77 +7,106 @@
 // (`npm run verify` splits a larger file into several jobs).
 import { createHash } from "node:crypto";
 import * as v from "valibot";
+import type { KeyMode } from "../../auth/api_key.ts";
 import { ADDRESS_BATCH_MAX } from "../../accounts/plans.ts";
-import { type AddressCsv, addressCsvOf } from "../../jobs/address_csv.ts";
-import { distinctRows } from "../../jobs/address_rows.ts";
+import type { AddressInput } from "../../address/types.ts";
+import type { AddressUpload } from "../../jobs/address_upload.ts";
 import type { Services } from "../../services.ts";
+import { testAddressAnswer } from "../../testmode/address.ts";
+import { type AddressRowSink, addressUploadDecoders } from "../address_upload_decoders.ts";
 import { ADDRESS_BULK_BODY_LIMIT } from "../body.ts";
 import { bulkSubmission } from "../bulk_submission.ts";
-import { bulkUploadDecoders } from "../bulk_upload.ts";
 import { HttpError } from "../errors.ts";
-import { AddressBulkRequestSchema } from "../schemas.ts";
+import { CallbackUrlSchema } from "../schemas.ts";
 import { verificationHandler } from "../verification_call.ts";
-import { testAddressOrRefuse } from "./verify_address.ts";
-import { ADDRESS_INPUTS, assertInputsFitKey, listPlaces } from "../test_inputs.ts";
+import { ADDRESS_INPUTS, InputsFitKey } from "../test_inputs.ts";
 
-/** The body as the route sees it: the list, plus the parsed file when the body was CSV (JSON cannot make one). */
-const AddressBulkBodySchema = v.object({
-  ...AddressBulkRequestSchema.entries,
-  csv: v.optional(
-    v.pipe(
-      v.unknown(),
-      v.transform((value) => (isAddressCsv(value) ? value : undefined)),
-    ),
-  ),
-});
-type AddressBulkBody = v.InferOutput<typeof AddressBulkBodySchema>;
-
-const PARSED = Symbol("address csv");
-function isAddressCsv(value: unknown): value is AddressCsv {
-  return typeof value === "object" && value !== null && (value as { [PARSED]?: true })[PARSED] === true;
+/** The rows of an upload once read: written to their job (not yet submitted), and what the route needs of them. */
+interface UploadedRows {
+  upload: AddressUpload;
+  /**
+   * What the submission asks for, as one hash: its inputs in order and, for CSV, its header and rows; "address"
+   * first, so that no email list can share it.
+   */
+  fingerprint: string;
+  /** Whether every row fits the key (reserved test inputs on a test key, real ones on a live key). */
+  fit: InputsFitKey<AddressInput>;
 }
 
-/**
- * What a submission asks for, as one hash: its inputs in order and, for CSV, its header and rows; "address" first, so
- * that no email list can share it.
- */
-function addressFingerprint(body: AddressBulkBody): string {
+const UPLOADED = Symbol("uploaded rows");
+function isUploadedRows(value: unknown): value is UploadedRows {
+  return typeof value === "object" && value !== null && (value as { [UPLOADED]?: true })[UPLOADED] === true;
+}
+
+/** The body as the route sees it once read: the rows, written away, and the callback URL. */
+const AddressUploadBodySchema = v.object({
+  addresses: v.custom<UploadedRows>(isUploadedRows),
+  callback_url: CallbackUrlSchema,
+});
+type AddressUploadBody = v.InferOutput<typeof AddressUploadBodySchema>;
+
+/** An upload's sink: each row hashed, checked against the key, answered when the key is a test key, and written. */
+interface UploadSink extends AddressRowSink {
+  /** Deletes what was written, unless the job was submitted. */
+  discard(): Promise<void>;
+}
+
+function uploadSink(services: Services, accountId: string, mode: KeyMode): UploadSink {
   const hash = createHash("sha256").update("address\n");
-  hash.update(JSON.stringify(body.csv?.columns ?? null));
-  for (let i = 0; i < body.addresses.length; i++) {
-    hash.update(JSON.stringify(body.addresses[i]));
-    if (body.csv) hash.update(JSON.stringify(body.csv.rows[i]));
-    hash.update("\n");
-  }
-  return hash.digest("hex");
+  const fit = new InputsFitKey(mode, ADDRESS_INPUTS);
+  let upload: AddressUpload | undefined;
+  // A test key's rows are stored answered; after a row that does not fit, none is stored (the upload is refused).
+  let fits = true;
+  const opened = (columns?: string[]) => {
+    if (upload === undefined) {
+      hash.update(JSON.stringify(columns ?? null));
+      upload = services.jobs.startAddressUpload(accountId, columns === undefined ? {} : { columns });
+    }
+    return upload;
+  };
+  return {
+    header(columns) {
+      opened(columns);
+    },
+    row(input, cells, where) {
+      const job = opened();
+      hash.update(JSON.stringify(input));
+      if (cells !== null) hash.update(JSON.stringify(cells));
+      hash.update("\n");
+      fits = fit.add(input, () => where) && fits;
+      if (!fits) return;
+      const answer = mode === "test" ? { ...testAddressAnswer(input)!, duration_ms: 0 } : undefined;
+      job.add(input, cells ?? undefined, answer);
+    },
+    drain: () => upload?.drain() ?? Promise.resolve(),
+    async finish() {
+      const job = opened();
+      await job.finish();
+      const rows: UploadedRows = { upload: job, fingerprint: hash.digest("hex"), fit };
+      return Object.assign(rows, { [UPLOADED]: true as const });
+    },
+    discard: () => upload?.discard() ?? Promise.resolve(),
+  };
 }
 
 export function submitAddressBulkRoute(services: Services) {
-  const submission = bulkSubmission<AddressBulkBody, ReturnType<typeof testAddressOrRefuse>>(services, {
-    fingerprint: addressFingerprint,
-    submit(accountId, body, { answers, idempotency, callbackUrl }) {
-      const table = body.csv === undefined ? undefined : { columns: body.csv.columns, rows: body.csv.rows };
-      return services.jobs.submitAddresses(accountId, body.addresses, { answers, table, idempotency, callbackUrl });
-    },
+  const submission = bulkSubmission<AddressUploadBody, never>(services, {
+    fingerprint: (body) => body.addresses.fingerprint,
+    submit: (_accountId, body, { idempotency, callbackUrl }) =>
+      services.jobs.commitAddressUpload(body.addresses.upload, { idempotency, callbackUrl }),
   });
-  // Rows charged: computed once per request.
-  const distinct = new WeakMap<object, number>();
-  const distinctOf = (body: AddressBulkBody) => {
-    let n = distinct.get(body);
-    if (n === undefined) distinct.set(body, (n = distinctRows(body.addresses)));
-    return n;
-  };
-  return verificationHandler(services, {
+  // The sink of each request's upload, for the delete of an upload that ends in anything but a 202.
+  const sinks = new WeakMap<Request, UploadSink>();
+  const handler = verificationHandler(services, {
     endpoint: "address",
     meters: ["address"],
-    schema: AddressBulkBodySchema,
+    schema: AddressUploadBodySchema,
     body: (caller) => {
       const limit = caller.plan.address_batch_max ?? ADDRESS_BATCH_MAX;
       return {
         limit: ADDRESS_BULK_BODY_LIMIT,
         oversized: "batch-too-large",
-        streamed: bulkUploadDecoders({
-          list: "addresses",
+        streamed: addressUploadDecoders({
           maxRows: limit,
           tooMany: (received, unit) =>
             new HttpError(
@@ -86,27 +115,33 @@ export function submitAddressBulkRoute(services: Services) {
                 "(address_batch_max); split the list (npm run verify does)",
               { extensions: { limit, received } },
             ),
-          fromCsv: (records) => {
-            const csv = Object.assign(addressCsvOf(records), { [PARSED]: true as const });
-            return { addresses: csv.inputs, csv };
+          open: (request) => {
+            const sink = uploadSink(services, caller.key.accountId, caller.key.mode);
+            sinks.set(request, sink);
+            return sink;
           },
         }),
       };
     },
-    inputsFitKey: (body, mode) =>
-      assertInputsFitKey(
-        mode,
-        ADDRESS_INPUTS,
-        body.addresses,
-        listPlaces("addresses", body.csv?.lines),
-        "accept batch",
-      ),
+    inputsFitKey: (body) => body.addresses.fit.assert("accept batch"),
     check: (body, _caller, request) => submission.checkCallback(body, request),
     replay: (body, caller, request) => submission.replay(body, caller.key.accountId, request),
-    // Test keys: every row must be a reserved address; the job is stored already answered, offline.
-    testAnswer: (body, caller, request) =>
-      submission.accepted(caller.key.accountId, body, request, body.addresses.map(testAddressOrRefuse)),
-    charges: (body) => [{ endpoint: "address", amount: distinctOf(body) }],
+    // Test keys: every row is a reserved address (inputsFitKey), stored answered as it was read, offline.
+    testAnswer: (body, caller, request) => submission.accepted(caller.key.accountId, body, request),
+    // Rows charged: the distinct ones.
+    charges: (body) => [{ endpoint: "address", amount: body.addresses.upload.distinct }],
     run: (body, caller, request) => submission.accepted(caller.key.accountId, body, request),
   });
+  return async (request: Request): Promise<Response> => {
+    try {
+      return await handler(request);
+    } finally {
+      // Refused, replayed, broken off or failed: nothing of the upload stays (a submitted job is kept).
+      const sink = sinks.get(request);
+      sinks.delete(request);
+      await sink?.discard().catch((error: unknown) => {
+        services.log.warn("address upload not deleted", { error: String(error) });
+      });
+    }
+  };
 }
