@@ -11,7 +11,7 @@ import type { AddressInput, AddressVerification } from "../address/types.ts";
 import { ADDRESS_VERDICTS, type AddressVerdict } from "../address/vocabulary.ts";
 import type { Sql } from "../store/db.ts";
 import { callbackColumn, callbackOf, type JobCallback } from "../callbacks/callback_store.ts";
-import { type AddressChunkRows, insertAddressChunks, summaryOf } from "./address_chunk_insert.ts";
+import { type AddressChunkRows, insertAddressChunks } from "./address_chunk_insert.ts";
 import { duplicateOf } from "./address_rows.ts";
 import {
   assertSubmittable,
