@@ -10,6 +10,7 @@ import type { AddressInput, AddressVerification } from "../address/types.ts";
 import { ADDRESS_VERDICTS, type AddressVerdict } from "../address/vocabulary.ts";
 import type { Sql } from "../store/db.ts";
 import { callbackColumn, callbackOf, type JobCallback } from "../callbacks/callback_store.ts";
+import type { AddressChunk } from "./address_csv.ts";
 import { duplicateOf } from "./address_rows.ts";
 import {
   assertSubmittable,
@@ -48,19 +49,14 @@ export interface AddressJob {
   results: AddressJobResult[];
 }
 
-/** A finished row for CSV out: its cells as submitted (null for JSON submissions), its input and its answer. */
-export interface AddressJobRow {
-  position: number;
-  fields: string[] | null;
-  input: AddressInput;
-  result: AddressVerification;
-}
-
 export interface AddressJobTable {
   job: Omit<AddressJob, "results">;
   columns: string[] | null;
-  /** The finished rows in input order, read a chunk at a time: the job is never held whole. */
-  rows(): AsyncIterable<AddressJobRow[]>;
+  /**
+   * The finished chunks in input order, the bytes of their JSON texts as the database sends them (address_csv.ts
+   * addressCsvBytes() writes them as CSV), read one statement ahead of the caller: the job is never held whole.
+   */
+  chunks(): AsyncIterable<AddressChunk>;
 }
 
 /** A chunk handed to a worker: its rows' inputs, and for each the row it repeats (dup_of), if any. */
@@ -285,28 +281,32 @@ export function createAddressJobStore(sql: Sql): AddressJobStore {
     const [row] = await sql`select ${JOB_SELECT} ${jobWhere(now, accountId, jobId)}`;
     if (row === undefined) return undefined;
     const id = row.id as string;
-    async function* rows(): AsyncIterable<AddressJobRow[]> {
-      // One finished chunk per statement, in input order.
-      let after = -1;
-      for (;;) {
-        const [c] = await sql`
-          select chunk, first_row, inputs, fields, results from address_job_chunks
-          where job_id = ${id} and status = 'done' and chunk > ${after}
-          order by chunk limit 1`;
-        if (c === undefined) return;
-        after = c.chunk as number;
-        const inputs = JSON.parse(c.inputs as string) as AddressInput[];
-        const fields = c.fields === null ? null : (JSON.parse(c.fields as string) as string[][]);
-        const answers = JSON.parse(c.results as string) as AddressVerification[];
-        yield answers.map((result, k) => ({
-          position: (c.first_row as number) + k,
-          fields: fields?.[k] ?? null,
-          input: inputs[k]!,
-          result,
-        }));
+    // One finished chunk per statement, in input order. A CSV submission's rows are written from their cells: their
+    // inputs are not read. Raw: the texts stay bytes, decoded (or not) by whoever writes them.
+    const chunkAfter = async (after: number) => {
+      const [c] = await sql`
+        select chunk, case when fields is null then inputs end as inputs, fields, results from address_job_chunks
+        where job_id = ${id} and status = 'done' and chunk > ${after}
+        order by chunk limit 1`.raw();
+      return c as Array<Buffer | null> | undefined;
+    };
+    async function* chunks(): AsyncIterable<AddressChunk> {
+      // The next chunk is asked for before this one is handed over: the database reads it (in its own thread, or
+      // its own process) while the caller writes this one. One ahead at most, so memory stays bounded.
+      let next = chunkAfter(-1);
+      try {
+        for (;;) {
+          const c = await next;
+          if (c === undefined) return;
+          next = chunkAfter(Number(c[0]!.toString("latin1")));
+          yield { inputs: c[1] ?? null, fields: c[2] ?? null, results: c[3]! };
+        }
+      } finally {
+        // A reader that stops early leaves the read ahead unwanted: its failure, if any, is nobody's.
+        next.catch(() => {});
       }
     }
-    return { job: jobOf(row), columns: (row.columns as string[] | null) ?? null, rows };
+    return { job: jobOf(row), columns: (row.columns as string[] | null) ?? null, chunks };
   }
 
   /**
