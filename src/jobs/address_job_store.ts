@@ -107,6 +107,11 @@ export const CHUNK_ROWS = 1000;
 /** A JSON read of an address job answers this many results unless asked for a page (jobs hold up to 100,000 rows). */
 export const ADDRESS_READ_DEFAULT_LIMIT = 1000;
 export const ADDRESS_READ_MAX_LIMIT = 10_000;
+/**
+ * Chunks per statement when a job's rows are read for CSV out: each statement cost the embedded database 3-4 ms of its
+ * own, over and above the bytes (a 100-chunk job read in 0.44 s one chunk a statement, in 0.17 s four at a time).
+ */
+const CHUNKS_PER_READ = 4;
 /** Chunks per insert statement at submission. */
 const INSERT_CHUNKS = 20;
 
@@ -281,25 +286,24 @@ export function createAddressJobStore(sql: Sql): AddressJobStore {
     const [row] = await sql`select ${JOB_SELECT} ${jobWhere(now, accountId, jobId)}`;
     if (row === undefined) return undefined;
     const id = row.id as string;
-    // One finished chunk per statement, in input order. A CSV submission's rows are written from their cells: their
-    // inputs are not read. Raw: the texts stay bytes, decoded (or not) by whoever writes them.
-    const chunkAfter = async (after: number) => {
-      const [c] = await sql`
+    // Finished chunks in input order, CHUNKS_PER_READ a statement. A CSV submission's rows are written from their
+    // cells: their inputs are not read. Raw: the texts stay bytes, decoded (or not) by whoever writes them.
+    const chunksAfter = async (after: number) =>
+      (await sql`
         select chunk, case when fields is null then inputs end as inputs, fields, results from address_job_chunks
         where job_id = ${id} and status = 'done' and chunk > ${after}
-        order by chunk limit 1`.raw();
-      return c as Array<Buffer | null> | undefined;
-    };
+        order by chunk limit ${CHUNKS_PER_READ}`.raw()) as unknown as Array<Array<Buffer | null>>;
     async function* chunks(): AsyncIterable<AddressChunk> {
-      // The next chunk is asked for before this one is handed over: the database reads it (in its own thread, or
-      // its own process) while the caller writes this one. One ahead at most, so memory stays bounded.
-      let next = chunkAfter(-1);
+      // The next statement is sent before this one's chunks are handed over: the database reads them (in its own
+      // thread, or its own process) while the caller writes these. One statement ahead at most, so at most twice
+      // CHUNKS_PER_READ chunks are held.
+      let next = chunksAfter(-1);
       try {
         for (;;) {
-          const c = await next;
-          if (c === undefined) return;
-          next = chunkAfter(Number(c[0]!.toString("latin1")));
-          yield { inputs: c[1] ?? null, fields: c[2] ?? null, results: c[3]! };
+          const read = await next;
+          if (read.length === 0) return;
+          next = chunksAfter(Number(read[read.length - 1]![0]!.toString("latin1")));
+          for (const c of read) yield { inputs: c[1] ?? null, fields: c[2] ?? null, results: c[3]! };
         }
       } finally {
         // A reader that stops early leaves the read ahead unwanted: its failure, if any, is nobody's.
