@@ -109,10 +109,11 @@ try {
     const cpuMatched = serverCpu();
     const download = await fetch(`${server.url}/v1/jobs/${id}`, { headers: { ...auth, accept: "text/csv" } });
     if (download.status !== 200) throw new Error(`Cannot download: ${download.status} ${await download.text()}`);
+    // Line feeds counted in the bytes (0x0A is never part of a multi-byte UTF-8 sequence): decoding 20 MB and
+    // walking it a character at a time cost this process, on the server's two cores, more than the server's writing.
     let lines = 0;
-    const decoder = new TextDecoder();
     for await (const chunk of download.body as unknown as AsyncIterable<Uint8Array>) {
-      for (const c of decoder.decode(chunk, { stream: true })) if (c === "\n") lines++;
+      for (let at = chunk.indexOf(0x0a); at >= 0; at = chunk.indexOf(0x0a, at + 1)) lines++;
     }
     const ended = performance.now();
     const cpuEnded = serverCpu();

@@ -7,6 +7,7 @@
 // as sent. Every other column is kept with its row. Out: the user's columns, then the answer's columns.
 import type { AddressInput, AddressVerification } from "../address/types.ts";
 import { CsvReadError, type CsvRecords, REASONS_SEPARATOR, readCsvRecords } from "./csv_table.ts";
+import { csvField } from "./csv_field.ts";
 
 type InputField = keyof AddressInput;
 
@@ -157,4 +158,91 @@ export function addressResultCells(result: AddressVerification): string[] {
 /** A JSON submission's row in CSV out: its input's members, in ADDRESS_INPUT_COLUMNS order. */
 export function addressInputCells(input: AddressInput): string[] {
   return ADDRESS_INPUT_COLUMNS.map((field) => input[field] ?? "");
+}
+
+/** A chunk of finished rows as the database keeps them: JSON arrays, one element per row (address_job_store.ts). */
+export interface AddressChunk<T = Uint8Array> {
+  /** The inputs (a JSON submission's: read only when the chunk has no cells). */
+  inputs: T | null;
+  /** The cells as submitted (a CSV submission's), else null. */
+  fields: T | null;
+  results: T;
+}
+
+/**
+ * A chunk's rows as CSV, from the UTF-8 bytes of its JSON texts to the UTF-8 bytes of its lines. The bytes are read
+ * as Latin-1, one character per byte, and written back the same way: JSON.stringify escapes nothing above U+001F
+ * but lone surrogates, and every character the CSV writer looks at (quote, comma, CR, LF, the JSON syntax) is ASCII,
+ * which no byte of a multi-byte UTF-8 sequence can be, so the bytes pass through untouched, as decoding and encoding
+ * UTF-8 would give them, at a fraction of the cost (one-byte strings to allocate, parse and join). A chunk whose JSON
+ * holds an escape of a character beyond ASCII (written by something else than JSON.stringify) takes the UTF-8 way.
+ */
+export function addressCsvBytes(chunk: AddressChunk): Uint8Array {
+  const parts = [chunk.inputs, chunk.fields, chunk.results];
+  if (parts.every((part) => part === null || !escapesBeyondAscii(part))) {
+    const latin1 = (part: Uint8Array | null) => (part === null ? null : bufferOf(part).toString("latin1"));
+    const text = addressCsvText({
+      inputs: latin1(chunk.inputs),
+      fields: latin1(chunk.fields),
+      results: latin1(chunk.results)!,
+    });
+    return Buffer.from(text, "latin1");
+  }
+  const utf8 = (part: Uint8Array | null) => (part === null ? null : bufferOf(part).toString("utf8"));
+  return Buffer.from(
+    addressCsvText({ inputs: utf8(chunk.inputs), fields: utf8(chunk.fields), results: utf8(chunk.results)! }),
+  );
+}
+
+/** True when the JSON text holds a \u escape of anything but U+0000-U+007F (or may: `\\u` counts too). */
+function escapesBeyondAscii(json: Uint8Array): boolean {
+  const bytes = bufferOf(json);
+  for (let at = bytes.indexOf("\\u"); at >= 0; at = bytes.indexOf("\\u", at + 2)) {
+    // \u00XX with X < 8: U+0000-U+007F, the same one byte either way.
+    if (bytes[at + 2] !== 0x30 || bytes[at + 3] !== 0x30 || !(bytes[at + 4]! >= 0x30 && bytes[at + 4]! <= 0x37)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+function bufferOf(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/**
+ * A chunk's rows as CSV text, byte for byte what csvLines() makes of addressInputCells() or the cells, then
+ * addressResultCells(), for each row: written straight from the parsed texts, without the rows' cell arrays.
+ */
+export function addressCsvText(chunk: AddressChunk<string>): string {
+  const results = JSON.parse(chunk.results) as AddressVerification[];
+  const fields = chunk.fields === null ? null : (JSON.parse(chunk.fields) as Array<Array<string | null>>);
+  const inputs = fields === null ? (JSON.parse(chunk.inputs ?? "[]") as AddressInput[]) : [];
+  let text = "";
+  for (let k = 0; k < results.length; k++) {
+    let line = "";
+    if (fields !== null) {
+      for (const cell of fields[k]!) line += `${csvField(cell)},`;
+    } else {
+      const input = inputs[k]!;
+      for (const field of ADDRESS_INPUT_COLUMNS) line += `${csvField(input[field])},`;
+    }
+    text += `${line}${addressResultLine(results[k]!)}\r\n`;
+  }
+  return text;
+}
+
+/** addressResultCells() as CSV fields, comma separated. */
+function addressResultLine(result: AddressVerification): string {
+  const n = result.normalized;
+  // String() of a number holds no comma, quote or line break: written as it is.
+  const reasons = result.reasons.join(REASONS_SEPARATOR);
+  if (n === null || n === undefined) return `${csvField(result.verdict)},${csvField(reasons)},,,,,,,,,,,,`;
+  const number = (value: number | null | undefined) => (value === null || value === undefined ? "" : String(value));
+  return (
+    `${csvField(result.verdict)},${csvField(reasons)},${csvField(n.line)},${csvField(n.house_number)},` +
+    `${csvField(n.house_number_suffix)},${csvField(n.street)},${csvField(n.postcode)},${csvField(n.city)},` +
+    `${number(n.latitude)},${number(n.longitude)},${csvField(n.insee_code)},${csvField(n.ban_id)},` +
+    `${csvField(n.postal_line_4)},${csvField(n.postal_line_6)}`
+  );
 }

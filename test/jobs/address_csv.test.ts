@@ -4,11 +4,20 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { postalLine4, postalLine6 } from "../../src/address/postal_lines.ts";
 import { isStorableText } from "../../src/http/schemas.ts";
-import { addressColumns, addressResultCells, parseAddressCsv } from "../../src/jobs/address_csv.ts";
+import type { AddressInput, AddressVerification, NormalizedAddress } from "../../src/address/types.ts";
+import {
+  addressColumns,
+  addressCsvBytes,
+  addressInputCells,
+  addressResultCells,
+  parseAddressCsv,
+} from "../../src/jobs/address_csv.ts";
 import { addressKey, distinctRows, duplicateOf } from "../../src/jobs/address_rows.ts";
-import { CsvReadError } from "../../src/jobs/csv_table.ts";
+import { CsvReadError, csvLines } from "../../src/jobs/csv_table.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
+/** A text's UTF-8 bytes as postgres.js hands a raw column over: a Buffer. */
+const utf8 = (text: string) => Buffer.from(text, "utf8");
 const parse = (text: string) => parseAddressCsv(bytes(text), { isStorable: isStorableText });
 
 test("addressColumns() reads French and international names, in any case and without accents", () => {
@@ -90,4 +99,96 @@ test("addressResultCells() writes an answer without a normalized address as empt
     addressResultCells({ verdict: "nonexistent", reasons: ["street_not_found"], normalized: null, duration_ms: 0 }),
     ["nonexistent", "street_not_found", ...Array(12).fill("")],
   );
+});
+
+/** The rows of a chunk as the CSV download wrote them before addressCsvBytes(): cell arrays through csvLines(). */
+function chunkThroughCsvLines(chunk: {
+  inputs: AddressInput[];
+  fields: string[][] | null;
+  results: AddressVerification[];
+}): string {
+  const rows = chunk.results.map((result, k) => [
+    ...(chunk.fields?.[k] ?? addressInputCells(chunk.inputs[k]!)),
+    ...addressResultCells(result),
+  ]);
+  return csvLines(rows);
+}
+
+const answer = (normalized: Partial<NormalizedAddress> | null): AddressVerification => ({
+  verdict: normalized === null ? "nonexistent" : "corrected",
+  reasons: normalized === null ? ["street_not_found", "postcode_city_mismatch"] : ["street_corrected"],
+  normalized:
+    normalized === null
+      ? null
+      : {
+          house_number: "10",
+          house_number_suffix: null,
+          street: "Avenue des Champs-Élysées",
+          postcode: "75008",
+          city: "Paris",
+          country: "FR",
+          line: "10 Avenue des Champs-Élysées, 75008 Paris",
+          latitude: 48.871234,
+          longitude: 2.3,
+          insee_code: "75108",
+          ban_id: "75108_1733_00010",
+          postal_line_4: "10 AVENUE DES CHAMPS ELYSEES",
+          postal_line_6: "75008 PARIS",
+          ...normalized,
+        },
+  duration_ms: 0.12,
+});
+
+const awkward = [
+  "10 rue de Rivoli, 75004 Paris",
+  'le "Bon Marché"',
+  "deux\nlignes",
+  "cr\rseul",
+  "Œuvre à l'école – ½ 🏠",
+  "\u0001\u001f contrôle",
+  "",
+];
+
+test("addressCsvBytes() writes a CSV submission's chunk as the cell arrays through csvLines() did", () => {
+  const fields = awkward.map((cell, i) => [String(i + 1), cell, i % 2 === 0 ? "Esc. B, 2e" : ""]);
+  const results = awkward.map((cell, i) =>
+    i % 3 === 2
+      ? answer(null)
+      : answer({ street: cell, line: `${cell}, 75001 Paris`, house_number_suffix: i === 1 ? "bis" : null }),
+  );
+  const inputs = fields.map((row) => ({ line: row[1]! }));
+  const bytes = addressCsvBytes({
+    inputs: null,
+    fields: utf8(JSON.stringify(fields)),
+    results: utf8(JSON.stringify(results)),
+  });
+  assert.equal(Buffer.from(bytes).toString("utf8"), chunkThroughCsvLines({ inputs, fields, results }));
+});
+
+test("addressCsvBytes() writes a JSON submission's chunk from its inputs", () => {
+  const inputs: AddressInput[] = [
+    { line: awkward[0] },
+    { street: awkward[1], city: "Paris", country: "FR" },
+    { house_number: "3", street: awkward[4], postcode: "75001" },
+    {},
+  ];
+  const results = inputs.map((_, i) => answer(i === 3 ? null : { latitude: null, longitude: null }));
+  const bytes = addressCsvBytes({
+    inputs: utf8(JSON.stringify(inputs)),
+    fields: null,
+    results: utf8(JSON.stringify(results)),
+  });
+  assert.equal(Buffer.from(bytes).toString("utf8"), chunkThroughCsvLines({ inputs, fields: null, results }));
+});
+
+test("addressCsvBytes() decodes JSON escapes beyond ASCII as UTF-8 decoding would", () => {
+  // JSON.stringify writes neither, but a text written otherwise may hold them: é escaped, and a lone surrogate
+  // (written as U+FFFD, as encoding the decoded text would).
+  // A backslash before u00e9 in a cell is no escape, and takes the UTF-8 way too.
+  const fields = `[["1","caf\\u00e9 \\u00c9"],["2","\\ud800 seul"],["3","\\u0041\\u0007"],${JSON.stringify(["4", "a\\u00e9"])}]`;
+  const results = JSON.stringify([answer(null), answer(null), answer(null), answer({})]);
+  const expected = chunkThroughCsvLines({ inputs: [], fields: JSON.parse(fields), results: JSON.parse(results) });
+  const bytes = addressCsvBytes({ inputs: null, fields: utf8(fields), results: utf8(results) });
+  assert.deepEqual(Buffer.from(bytes), Buffer.from(new TextEncoder().encode(expected)));
+  assert.ok(Buffer.from(bytes).toString("utf8").includes("café É"));
 });

@@ -9,12 +9,7 @@ import * as v from "valibot";
 import { csvLines, VERDICT_COLUMNS, verdictCells } from "../../jobs/csv_table.ts";
 import type { JobTable } from "../../jobs/job_store.ts";
 import type { AddressJobTable } from "../../jobs/address_job_store.ts";
-import {
-  ADDRESS_INPUT_COLUMNS,
-  ADDRESS_RESULT_COLUMNS,
-  addressInputCells,
-  addressResultCells,
-} from "../../jobs/address_csv.ts";
+import { ADDRESS_INPUT_COLUMNS, ADDRESS_RESULT_COLUMNS, addressCsvBytes } from "../../jobs/address_csv.ts";
 import type { Services } from "../../services.ts";
 import { HttpError } from "../errors.ts";
 import { admit } from "../guard.ts";
@@ -70,8 +65,7 @@ export function readJobRoute(
         },
       );
     }
-    if ("rows" in job && typeof job.rows === "function")
-      return addressCsvResponse(job as AddressJobTable, caller.headers);
+    if ("chunks" in job) return addressCsvResponse(job as AddressJobTable, caller.headers);
     if ("rows" in job) return csvResponse(job as JobTable, caller.headers);
     return json(job, { headers: caller.headers });
   };
@@ -149,10 +143,10 @@ function csvResponse(table: JobTable, headers: Record<string, string>): Response
  * answer's columns, in input order. Read from the database a page at a time as the client takes them: neither the
  * rows nor the text is ever held whole.
  */
-function addressCsvResponse(table: AddressJobTable, headers: Record<string, string>): Response {
+export function addressCsvResponse(table: AddressJobTable, headers: Record<string, string>): Response {
   const { job, columns } = table;
   const header = [...(columns ?? ADDRESS_INPUT_COLUMNS), ...ADDRESS_RESULT_COLUMNS];
-  const pages = table.rows()[Symbol.asyncIterator]();
+  const pages = table.chunks()[Symbol.asyncIterator]();
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -161,11 +155,7 @@ function addressCsvResponse(table: AddressJobTable, headers: Record<string, stri
     async pull(controller) {
       const page = await pages.next();
       if (page.done) return controller.close();
-      const lines = page.value.map(({ fields, input, result }) => [
-        ...(fields ?? addressInputCells(input)),
-        ...addressResultCells(result),
-      ]);
-      controller.enqueue(encoder.encode(csvLines(lines)));
+      controller.enqueue(addressCsvBytes(page.value));
     },
     async cancel() {
       await pages.return?.();
