@@ -584,8 +584,8 @@ function describeApi(publicUrl: string) {
             "The bulk job model of POST /v1/email/bulk for addresses: 202 and Location, GET /v1/jobs/{id} with " +
             "status, processed, results in input order (each the POST /v1/address answer with its `row`), pages, a " +
             "summary by verdict and CSV results, Idempotency-Key, 48 h retention. Every row is answered; rows equal " +
-            "once trimmed and in any case are verified once. One unit of the address quota per distinct row, " +
-            "charged at submission (402 when the quota cannot cover the whole list, nothing charged). A job holds " +
+            "once trimmed and in any case are charged once and answered alike. One unit of the address quota per " +
+            "distinct row, charged at submission (402 when the quota cannot cover the whole list, nothing charged). A job holds " +
             "at most the plan's address_batch_max rows (100,000 by default): a larger list is a 413 naming the " +
             `limit (\`npm run verify\` splits a file into several jobs). ${TEST_INPUTS_RULE}`,
           tags: ["address"],
