@@ -266,6 +266,31 @@ describe("address service on the Paris BAN file", { skip }, () => {
     const ok = await service.verify({ line: "150 rue de rivoli 75001 paris" }, { signal: AbortSignal.timeout(5000) });
     assert.equal(ok.verdict, "deliverable");
   });
+
+  test("a single call waits behind a few slices of a bulk job, not behind the job", async () => {
+    // Six chunks of 1000 rows in slices of 250, as the job runner hands them out: 24 slices asked for at once.
+    const rows = Array.from({ length: 1000 }, (_, k) => ({ line: `${k + 1} rue de Rivoli 75001 Paris` }));
+    const chunk = { inputs: JSON.stringify(rows), dupOf: JSON.stringify(rows.map(() => null)), firstRow: 1 };
+    let slicesDone = 0;
+    const slices: Array<Promise<unknown>> = [];
+    for (let c = 0; c < 6; c++) {
+      for (let from = 0; from < 1000; from += 250) {
+        slices.push(service.verifySlice({ ...chunk, from, to: from + 250 }).then(() => slicesDone++));
+      }
+    }
+    const single = await service.verify({ line: "150 rue de rivoli 75001 paris" });
+    const doneBeforeSingle = slicesDone;
+    assert.equal(single.verdict, "deliverable");
+    // Two threads hold at most two slices each: the call runs after at most those four. Queued in one line with the
+    // job, it came after nearly all 24.
+    assert.ok(doneBeforeSingle <= 4, `${doneBeforeSingle} slices of 24 answered before the single call`);
+    await Promise.all(slices);
+    assert.equal(slicesDone, 24);
+    // A slice's answers are the calls' answers, as stored (no time of their own).
+    const answered = await service.verifySlice({ ...chunk, from: 149, to: 150 });
+    assert.deepEqual(JSON.parse(`[${answered.answers}]`), [{ ...single, duration_ms: 0 }]);
+    assert.deepEqual(answered.summary, { deliverable: 1 });
+  });
 });
 
 test("createAddressService() offline with nothing indexed warns once and answers unknown", async (t) => {
