@@ -173,11 +173,6 @@ async function main(): Promise<void> {
             runner?.wake();
             if (args[2]?.callbackUrl !== undefined) callbacks?.wake();
           }),
-        submitAddresses: (...args) =>
-          jobs.submitAddresses(...args).finally(() => {
-            addressRunner?.wake();
-            if (args[2]?.callbackUrl !== undefined) callbacks?.wake();
-          }),
         commitAddressUpload: (...args) =>
           jobs.commitAddressUpload(...args).finally(() => {
             addressRunner?.wake();

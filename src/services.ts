@@ -54,18 +54,6 @@ export interface JobQueue {
   read(accountId: string, jobId: string, options?: Pick<ReadOptions, "offset" | "limit">): Promise<Job | undefined>;
   /** The finished rows as submitted, for CSV out. */
   readTable(accountId: string, jobId: string): Promise<JobTable | undefined>;
-  /** A bulk address job: every row stored, equal rows verified once; answered rows with test keys. */
-  submitAddresses(
-    accountId: string,
-    inputs: AddressInput[],
-    options?: {
-      answers?: AddressVerification[];
-      table?: SubmittedTable;
-      idempotency?: Idempotency;
-      /** Gets a signed POST when the job ends (callbacks/). */
-      callbackUrl?: string;
-    },
-  ): Promise<AcceptedJob>;
   /** A bulk address job written as its upload is read (jobs/address_upload.ts): invisible until committed. */
   startAddressUpload(accountId: string, options?: { columns?: readonly string[] }): AddressUpload;
   /** Commits an upload (finished) as a submission: its job queued, or completed when its rows came answered. */

@@ -22,11 +22,6 @@ export function createJobQueue(
   addresses: AddressJobStore = createAddressJobStore(sql),
 ): JobQueue {
   return {
-    async submitAddresses(accountId, inputs, options = {}) {
-      const { answers, table, idempotency, callbackUrl } = options;
-      const job = await addresses.submit(accountId, inputs, { answers, table, idempotency, callbackUrl });
-      return acceptedJob(job, answers || inputs.length === 0 ? "completed" : "queued");
-    },
     startAddressUpload: (accountId, options = {}) => startAddressUpload(sql, accountId, options),
     async commitAddressUpload(upload, options = {}) {
       const job = await upload.commit(options);

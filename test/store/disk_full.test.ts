@@ -117,9 +117,6 @@ test("on PostgreSQL, a write refused with SQLSTATE 53100 answers 503 service-una
       findIdempotent: async () => undefined,
       read: async () => undefined,
       readTable: async () => undefined,
-      submitAddresses: async () => {
-        throw diskFullError();
-      },
       startAddressUpload: () => {
         throw diskFullError();
       },
