@@ -7,11 +7,13 @@ import type { AddressInput } from "./types.ts";
 import { workerModule } from "../paths.ts";
 
 /**
- * Batches each thread holds at once (batcher.ts keeps threads × this many in the pool). With two, a thread that ends a
- * batch starts the next one at once, while the main thread answers the calls of the first; with one, the thread waited
- * for the main thread to answer and send more, and each side idled while the other worked. Measured on the Paris
- * address endpoint with two threads, in interleaved rounds against one batch a thread: about 8% more requests a
- * second (medians of 1.07, 1.07 and 1.11 over three runs; three batches a thread added nothing beyond the noise).
+ * Tasks each thread holds at once, of each kind: the batcher keeps threads × this many batches of single calls in the
+ * pool (batcher.ts), and the service's bulk slots as many slices of bulk jobs (service.ts verifySlice), so that a single
+ * call waits behind at most this many slices on its thread. With two, a thread that ends a task starts the next one at
+ * once, while the main thread answers or writes the first; with one, the thread waited for the main thread to answer
+ * and send more, and each side idled while the other worked. Measured on the Paris address endpoint with two threads,
+ * in interleaved rounds against one batch a thread: about 8% more requests a second (medians of 1.07, 1.07 and 1.11
+ * over three runs; three batches a thread added nothing beyond the noise).
  */
 export const BATCHES_PER_THREAD = 2;
 
