@@ -21,6 +21,16 @@ const PLANS_FILE = plansFile({
 
 /** Distinct address lines. */
 const lines = (from: number, n: number) => Array.from({ length: n }, (_, i) => `${from + i} rue de Rivoli 75001 Paris`);
+/** Those lines as items of a JSON list, comma-separated (no brackets). */
+const jsonRows = (from: number, n: number) =>
+  lines(from, n)
+    .map((l) => JSON.stringify(l))
+    .join(",");
+/** Those lines as rows of an `id;adresse` CSV file, one per line (no header). */
+const csvRows = (from: number, n: number) =>
+  lines(from, n)
+    .map((l, i) => `${i};${l}`)
+    .join("\n");
 
 interface Upload {
   response: Promise<{ status: number; body: string }>;
@@ -93,22 +103,14 @@ for (const database of ["embedded", "postgres"] as DatabaseKind[]) {
     const server = await startTestServer(t, { database, env: { PLANS_FILE } });
     const key = await server.key({ plan: "rows" });
     const sending = upload(server, key, "application/json");
-    await sending.send(
-      `{"addresses": [${lines(1, 4500)
-        .map((l) => JSON.stringify(l))
-        .join(",")},`,
-    );
+    await sending.send(`{"addresses": [${jsonRows(1, 4500)},`);
     const job = await uploadingJob(server);
     assert.equal(job.status, "uploading");
     assert.ok(job.chunks >= 4, `whole chunks written before the end of the body: ${job.chunks}`);
     const early = await server.get(`/v1/jobs/${job.id}`, key);
     assert.equal(early.status, 404, "a job still uploading is no job yet");
 
-    await sending.send(
-      `${lines(4501, 499)
-        .map((l) => JSON.stringify(l))
-        .join(",")},`,
-    );
+    await sending.send(`${jsonRows(4501, 499)},`);
     sending.end(`"1 RUE DE RIVOLI 75001 PARIS"]}`);
     const answer = await sending.response;
     assert.equal(answer.status, 202, answer.body);
@@ -137,28 +139,16 @@ for (const database of ["embedded", "postgres"] as DatabaseKind[]) {
 
     // The client goes away.
     const gone = upload(server, key, "text/csv");
-    await gone.send(
-      `id;adresse\n${lines(1, 4500)
-        .map((l, i) => `${i};${l}`)
-        .join("\n")}\n`,
-    );
+    await gone.send(`id;adresse\n${csvRows(1, 4500)}\n`);
     await uploadingJob(server);
     gone.abort();
     await nothingLeft("the client went away");
 
     // The first row past the plan's 6000: 413.
     const long = upload(server, key, "text/csv");
-    await long.send(
-      `id;adresse\n${lines(1, 4500)
-        .map((l, i) => `${i};${l}`)
-        .join("\n")}\n`,
-    );
+    await long.send(`id;adresse\n${csvRows(1, 4500)}\n`);
     await uploadingJob(server);
-    await long.send(
-      `${lines(4501, 1501)
-        .map((l, i) => `${i};${l}`)
-        .join("\n")}\n`,
-    );
+    await long.send(`${csvRows(4501, 1501)}\n`);
     const tooMany = await long.response;
     assert.equal(tooMany.status, 413, tooMany.body);
     long.abort();
@@ -166,11 +156,7 @@ for (const database of ["embedded", "postgres"] as DatabaseKind[]) {
 
     // A bad row after 4500 good ones: 400 once the body has ended.
     const bad = upload(server, key, "application/json");
-    await bad.send(
-      `{"addresses": [${lines(1, 4500)
-        .map((l) => JSON.stringify(l))
-        .join(",")},`,
-    );
+    await bad.send(`{"addresses": [${jsonRows(1, 4500)},`);
     await uploadingJob(server);
     bad.end(`{"line": 5}]}`);
     const refused = await bad.response;
@@ -180,17 +166,9 @@ for (const database of ["embedded", "postgres"] as DatabaseKind[]) {
 
     // More distinct rows than the 5000 left: 402.
     const dear = upload(server, key, "application/json");
-    await dear.send(
-      `{"addresses": [${lines(1, 4500)
-        .map((l) => JSON.stringify(l))
-        .join(",")},`,
-    );
+    await dear.send(`{"addresses": [${jsonRows(1, 4500)},`);
     await uploadingJob(server);
-    dear.end(
-      `${lines(4501, 501)
-        .map((l) => JSON.stringify(l))
-        .join(",")}]}`,
-    );
+    dear.end(`${jsonRows(4501, 501)}]}`);
     const unpaid = await dear.response;
     assert.equal(unpaid.status, 402, unpaid.body);
     await nothingLeft("a 402");
