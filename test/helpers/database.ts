@@ -1,9 +1,10 @@
-// Databases for tests and benches: a fresh embedded PGlite directory, or a fresh schema in a PostgreSQL (by default
-// the local one, database `test`). `testDatabase` sets the place aside (for child processes, which open it
-// themselves); `openTestDatabase` also opens it in this process.
+// Databases for tests and benches: a fresh embedded PGlite directory (a copy of a migrated one: embedded_template.ts),
+// or a fresh schema in a PostgreSQL (by default the local one, database `test`). `testDatabase` sets the place aside
+// (for child processes, which open it themselves); `openTestDatabase` also opens it in this process.
 import { randomBytes, randomUUID } from "node:crypto";
 import postgres from "postgres";
 import { openDatabase, type Sql } from "../../src/store/db.ts";
+import { copyEmbeddedTemplate } from "./embedded_template.ts";
 import { tempDir } from "./temp_dir.ts";
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -27,6 +28,7 @@ export function testDatabase(kind: DatabaseKind, options: TestDatabaseOptions = 
   const { databaseUrl = TEST_DATABASE_URL } = options;
   const stateDir = tempDir("vrai-");
   if (kind === "embedded") {
+    copyEmbeddedTemplate(stateDir.path);
     return {
       databaseUrl: undefined,
       stateDir: stateDir.path,
