@@ -5,7 +5,7 @@
 // their directories themselves (test/store/first_start_memory.test.ts, test/http/compiled_start.test.ts, ...).
 //
 // The template is made once per machine for each PGlite release and set of migrations (its folder under the system's
-// temporary directory is named after a digest of them), by a child process (make_embedded_template.ts) so that the
+// temporary directory is named after a digest of them and of the code that makes it), by a child process (make_embedded_template.ts) so that the
 // synchronous testDatabase() can wait for it; test files that start together and both find none both make one, and
 // the first rename wins.
 import { spawnSync } from "node:child_process";
@@ -15,11 +15,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./process.ts";
 
-/** What the made database depends on: PGlite's release, how initdb is run, and the migrations. */
+/** What the made database depends on: PGlite's release, how initdb is run, the migrations and how they are applied. */
 function templateDigest(): string {
   const hash = createHash("sha256");
   hash.update(readFileSync(join(ROOT, "node_modules/@electric-sql/pglite/package.json")));
   hash.update(readFileSync(join(ROOT, "src/store/pglite_initdb_worker.ts")));
+  hash.update(readFileSync(join(ROOT, "src/store/migrate.ts")));
   const migrations = join(ROOT, "src/store/migrations");
   for (const file of readdirSync(migrations).sort()) {
     hash.update(`${file}\0`).update(readFileSync(join(migrations, file)));
