@@ -32,11 +32,25 @@ export async function readJsonStream(chunks: AsyncIterable<Uint8Array>, options:
   let items = 0;
   let failure: Error | undefined;
   let refused: Error | undefined;
+  // The array the counted items belong to: items of another one come from the list member given again, whose rows
+  // JSON.parse would not keep together (the last member wins), and whose first items may be written away already.
+  let listArray: unknown;
+  const givenTwice = () =>
+    new HttpError("invalid-request", `Cannot read body: the member "${list}" is given more than once; send one list`, {
+      extensions: { errors: [{ member: list, message: "given more than once" }] },
+    });
   parser.onValue = ({ stack, value, key, parent }) => {
     if (stack.length === 0) {
       root = value;
       done = true;
-    } else if (++items > maxItems) {
+      return;
+    }
+    listArray ??= parent;
+    if (parent !== listArray) {
+      refused ??= givenTwice();
+      throw refused;
+    }
+    if (++items > maxItems) {
       // The parser would report a throw from here as a syntax error: the refusal is kept and thrown after write().
       refused ??= tooMany(items);
       throw refused;
@@ -80,5 +94,7 @@ export async function readJsonStream(chunks: AsyncIterable<Uint8Array>, options:
   }
   if (!done) write(undefined);
   if (!done) throw malformed("unexpected end of the body");
+  // The list's items were read, then the member given again (an empty list, another value): not the list they were.
+  if (listArray !== undefined && (root as Record<string, unknown>)[list] !== listArray) throw givenTwice();
   return root;
 }

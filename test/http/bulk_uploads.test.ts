@@ -216,3 +216,30 @@ test("a 415 on either bulk route lists every accepted type", async (t) => {
   assert.equal(single.status, 415);
   assert.deepEqual((await single.json()).accepted, ["application/json"]);
 });
+
+test("a JSON body that gives its list member twice is a 400 naming it, and leaves no job", async (t) => {
+  const { server, key } = await start(t);
+  // JSON.parse would keep the last list; the rows of the first may be written away already: neither is taken.
+  const bodies = {
+    "/v1/email/bulk": ['{"emails": ["jane@example.com"], "emails": ["john@example.com"]}'],
+    "/v1/address/bulk": [
+      '{"addresses": ["1 rue de Rivoli 75001 Paris"], "addresses": ["2 rue de Rivoli 75001 Paris"]}',
+      '{"addresses": ["1 rue de Rivoli 75001 Paris"], "addresses": []}',
+    ],
+  };
+  for (const [path, sent] of Object.entries(bodies)) {
+    const member = path === "/v1/email/bulk" ? "emails" : "addresses";
+    for (const body of sent) {
+      const response = await server.post(path, key, body);
+      assert.equal(response.status, 400, `${path} ${body}`);
+      const problem = await response.json();
+      assert.match(problem.type, /\/errors\/invalid-request$/);
+      assert.equal(problem.detail, `Cannot read body: the member "${member}" is given more than once; send one list`);
+      assert.deepEqual(problem.errors, [{ member, message: "given more than once" }]);
+    }
+  }
+  assert.equal((await server.core.db.sql`select count(*)::int as n from jobs`)[0]!.n, 0);
+  // The same list given once is a job.
+  const once = await server.post("/v1/address/bulk", key, { addresses: ["1 rue de Rivoli 75001 Paris"] });
+  assert.equal(once.status, 202, await once.clone().text());
+});
