@@ -281,9 +281,10 @@ describe("address service on the Paris BAN file", { skip }, () => {
     const single = await service.verify({ line: "150 rue de rivoli 75001 paris" });
     const doneBeforeSingle = slicesDone;
     assert.equal(single.verdict, "deliverable");
-    // Two threads hold at most two slices each: the call runs after at most those four. Queued in one line with the
-    // job, it came after nearly all 24.
-    assert.ok(doneBeforeSingle <= 4, `${doneBeforeSingle} slices of 24 answered before the single call`);
+    // Two threads hold at most two slices each: the call runs on its thread after at most that thread's two, while the
+    // other thread goes on with the job (5 of 24 were seen done first on a loaded CI run, where the call's thread got
+    // less of the CPU). Queued in one line with the job, it came after 13 of 24: a third of the job tells them apart.
+    assert.ok(doneBeforeSingle <= 8, `${doneBeforeSingle} slices of 24 answered before the single call`);
     await Promise.all(slices);
     assert.equal(slicesDone, 24);
     // A slice's answers are the calls' answers, as stored (no time of their own).
