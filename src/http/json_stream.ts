@@ -32,8 +32,8 @@ export async function readJsonStream(chunks: AsyncIterable<Uint8Array>, options:
   let items = 0;
   let failure: Error | undefined;
   let refused: Error | undefined;
-  // The array the counted items belong to: items of another one come from the list member given again, whose rows
-  // JSON.parse would not keep together (the last member wins), and whose first items may be written away already.
+  // The array the counted items belong to. Items of another array come from the list member given again: JSON.parse
+  // would keep the last list only, while the first list's items may be written away already, so neither is taken.
   let listArray: unknown;
   const givenTwice = () =>
     new HttpError("invalid-request", `Cannot read body: the member "${list}" is given more than once; send one list`, {
