@@ -108,7 +108,11 @@ test("an API process killed with SIGKILL mid-calls: only its calls in flight fai
   const lanes = Array.from({ length: 6 }, async (_, lane) => {
     for (let i = lane; i < 60; i += 6) await call(i);
   });
-  await sleep(700);
+  // Killed once it has answered a call (at most 10 s on): a fixed 700 ms left a slow machine's first answers unsent.
+  for (const until = performance.now() + 10_000; performance.now() < until; ) {
+    if (outcomes.some((o) => o.to === "doomed" && o.status === 200)) break;
+    await sleep(50);
+  }
   doomed.child.kill("SIGKILL");
   killedAt = performance.now();
   await Promise.all(lanes);
