@@ -391,15 +391,25 @@ export async function startFastSmtpPeer(options: RawSmtpPeerOptions): Promise<Fa
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
     const connection = ++connections;
-    // Counted as startSmtpPeer counts them: a connection stops counting at its QUIT or when it closes.
-    maxConcurrent = Math.max(maxConcurrent, ++open);
+    // Counted as startSmtpPeer counts them: a connection stops counting at its QUIT or when it ends. It starts
+    // counting once the input that came in with it is handled (setImmediate runs after this turn's I/O): when this
+    // process stalls for a while (a loaded machine, the cluster tests' other processes starting), a new connection and
+    // an earlier one's QUIT or end arrive in the same turn in no set order, although the client sent the QUIT first and
+    // only then took the slot that let the new connection in (it waits 1 s for QUIT's reply, not longer).
+    let counted = false;
     let gone = false;
+    setImmediate(() => {
+      if (gone) return;
+      counted = true;
+      maxConcurrent = Math.max(maxConcurrent, ++open);
+    });
     const done = () => {
       if (!gone) {
         gone = true;
-        open--;
+        if (counted) open--;
       }
     };
+    socket.once("end", done);
     socket.once("close", done);
     const pace = typeof delayMs === "number" ? delayMs : delayMs(connection);
     let inTransaction = 0;
