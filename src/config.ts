@@ -45,6 +45,11 @@ export interface Config {
   httpMaxConnections: number;
   /** STOP_DRAIN_MS: on SIGTERM or SIGINT, the process has stopped and exited 0 within this, whatever its database does. */
   stopDrainMs: number;
+  /**
+   * STOP_UNREADY_MS: on SIGTERM or SIGINT, a process that serves HTTP first answers 503 on /readyz and goes on serving
+   * for this long, so that a load balancer has stopped sending calls before the listener closes; part of the drain.
+   */
+  stopUnreadyMs: number;
   /** SMTP_PROXY: socks5://[user:pass@]host:port every probe goes through (unless SMTP_PROXY_RULES says otherwise). */
   smtpProxy: string | undefined;
   /** SMTP_PROXY_RULES: path of a JSON file routing probes per MX host suffix or domain (direct or a proxy). */
@@ -121,6 +126,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `Cannot read configuration: HTTP_REQUEST_TIMEOUT_MS (${httpRequestTimeoutMs}) must be at least HTTP_HEADERS_TIMEOUT_MS (${httpHeadersTimeoutMs})`,
     );
   }
+  const stopDrainMs = integer(env, "STOP_DRAIN_MS", 10_000, 100);
+  const stopUnreadyMs = integer(env, "STOP_UNREADY_MS", 0, 0);
+  if (stopDrainMs - stopUnreadyMs < 100) {
+    throw new RangeError(
+      `Cannot read configuration: STOP_UNREADY_MS (${stopUnreadyMs}) must leave at least 100 ms of STOP_DRAIN_MS (${stopDrainMs}) for the calls in flight and the rest of the stop`,
+    );
+  }
   const smtpLocalAddresses = list(env.SMTP_LOCAL_ADDRESS);
   const families = smtpLocalAddresses.map((a) => isIP(a));
   if (families.includes(0) || new Set(families).size !== families.length) {
@@ -175,7 +187,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpRequestTimeoutMs,
     httpKeepAliveTimeoutMs: integer(env, "HTTP_KEEP_ALIVE_TIMEOUT_MS", 5_000, 1),
     httpMaxConnections: integer(env, "HTTP_MAX_CONNECTIONS", 1024, 1),
-    stopDrainMs: integer(env, "STOP_DRAIN_MS", 10_000, 100),
+    stopDrainMs,
+    stopUnreadyMs,
     smtpProxy: env.SMTP_PROXY || undefined,
     smtpProxyRules: env.SMTP_PROXY_RULES || undefined,
     smtpLocalAddresses,

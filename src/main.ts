@@ -1,5 +1,6 @@
 // `npm start`: one process serving the API (ROLE=all|api) and/or working bulk jobs (ROLE=all|worker), on the
 // embedded database by default or on a shared PostgreSQL (DATABASE_URL).
+import { setTimeout as sleep } from "node:timers/promises";
 import { loadConfig } from "./config.ts";
 import { createLogger } from "./log.ts";
 import { buildCore } from "./deps.ts";
@@ -43,12 +44,18 @@ async function main(): Promise<void> {
   let callbacks: CallbackDeliverer | undefined;
   let addressRunner: AddressJobRunner | undefined;
   let stopping = false;
-  // Requests in flight and the runner's probes get most of the drain time; handing items back and closing the rest.
-  const inFlightMs = inFlightShare(config.stopDrainMs);
+  // Requests in flight and the runner's probes get most of the drain time left after the unready time; handing items
+  // back and closing the rest.
+  const inFlightMs = inFlightShare(config.stopDrainMs - config.stopUnreadyMs);
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info("stopping", { signal, drain_ms: config.stopDrainMs });
+    log.info("stopping", { signal, drain_ms: config.stopDrainMs, unready_ms: server ? config.stopUnreadyMs : 0 });
+    // Behind a balancer: /readyz answers 503 from now on while calls are still served, until the balancer has taken
+    // the process out. Closing the listener at once lost calls: a connection the balancer had just opened was closed
+    // unread, and HAProxy then closed its client's keep-alive connection unanswered (docs/decisions.md, "Deployment
+    // recipe").
+    if (server && config.stopUnreadyMs > 0) await sleep(config.stopUnreadyMs);
     // Stop accepting and finish what is in flight while the runner hands its claimed items back, then close the
     // engines and the stores. Whatever the database does (gone, or no longer answering), this ends within the drain
     // time: a step that fails or is still running then is logged and left (job items to their lease).
@@ -69,7 +76,7 @@ async function main(): Promise<void> {
         [{ name: "mail server cluster", stop: () => cluster?.close() }],
         [{ name: "database", stop: () => core?.db.close() }],
       ],
-      { drainMs: config.stopDrainMs, log },
+      { drainMs: config.stopDrainMs - (server ? config.stopUnreadyMs : 0), log },
     );
     log.info("stopped", left.length > 0 ? { left } : {});
     process.exit(0);
@@ -165,6 +172,7 @@ async function main(): Promise<void> {
       address: address as AddressVerifier,
       egress,
       metrics,
+      stopping: () => stopping,
       // A job stored already ended (test keys) has its callback due at once.
       jobs: {
         ...jobs,

@@ -94,6 +94,8 @@ export interface Services {
   jobs: JobQueue;
   /** The SMTP egress self-check run at start (shown in /readyz; never makes the service unready). */
   egress?: EgressStatus;
+  /** Whether the process has been told to stop (SIGTERM or SIGINT): /readyz then answers 503 while calls are served. */
+  stopping?: () => boolean;
   /** The process's instruments, served at GET /metrics; createApp makes its own when none is given. */
   metrics?: Metrics;
 }

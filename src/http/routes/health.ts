@@ -83,9 +83,12 @@ export function readyzRoute(services: Services) {
   return async (): Promise<Response> => {
     const database = await databaseCheck(services.db);
     const { ready: addressReady, check: addressIndex } = addressIndexCheck(services.address);
-    const ready = database === true && addressReady;
+    const stopping = services.stopping?.() === true;
+    const ready = database === true && addressReady && !stopping;
     const checks: Record<string, unknown> = { database, address_index: addressIndex };
     if (services.egress !== undefined) checks.smtp_egress = smtpEgress(services.egress.report);
+    // A balancer takes the process out before its listener closes (STOP_UNREADY_MS); calls are still answered.
+    if (stopping) checks.process = "stopping: calls are still answered until the listener closes";
     return json(
       { status: ready ? "ready" : "not ready", checks },
       { status: ready ? 200 : 503, headers: ready ? {} : { "retry-after": "5" } },
