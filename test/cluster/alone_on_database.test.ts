@@ -13,7 +13,11 @@ import { silentLogger } from "../../src/log.ts";
 import { openTestDatabase } from "../helpers/database.ts";
 import { eventually } from "../helpers/eventually.ts";
 
-const INTERVAL_MS = 100;
+/**
+ * The presence interval: a process counts another gone after three of them without a word. 100 ms (a peer gone after
+ * 300 ms of silence) failed once on a doubly loaded two-core machine, A taking B for gone between two claims.
+ */
+const INTERVAL_MS = 500;
 
 test("alone, a process claims a catch-all probe without waiting for the database; not alone, it agrees", async (t) => {
   const db = await openTestDatabase("postgres");
