@@ -44,18 +44,19 @@ async function main(): Promise<void> {
   let callbacks: CallbackDeliverer | undefined;
   let addressRunner: AddressJobRunner | undefined;
   let stopping = false;
-  // Requests in flight and the runner's probes get most of the drain time left after the unready time; handing items
-  // back and closing the rest.
-  const inFlightMs = inFlightShare(config.stopDrainMs - config.stopUnreadyMs);
+  // Behind a balancer, a stop first waits unready (STOP_UNREADY_MS, part of the drain): /readyz answers 503 while calls
+  // are still served, until the balancer has taken the process out. Closing the listener at once lost calls: a
+  // connection the balancer had just opened was closed unread, and HAProxy then closed its client's keep-alive
+  // connection unanswered (docs/decisions.md, "Deployment recipe"). A process that serves no HTTP does not wait.
+  const unreadyMs = config.role === "worker" ? 0 : config.stopUnreadyMs;
+  const drainMs = config.stopDrainMs - unreadyMs;
+  // Requests in flight and the runner's probes get most of the drain time; handing items back and closing the rest.
+  const inFlightMs = inFlightShare(drainMs);
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info("stopping", { signal, drain_ms: config.stopDrainMs, unready_ms: server ? config.stopUnreadyMs : 0 });
-    // Behind a balancer: /readyz answers 503 from now on while calls are still served, until the balancer has taken
-    // the process out. Closing the listener at once lost calls: a connection the balancer had just opened was closed
-    // unread, and HAProxy then closed its client's keep-alive connection unanswered (docs/decisions.md, "Deployment
-    // recipe").
-    if (server && config.stopUnreadyMs > 0) await sleep(config.stopUnreadyMs);
+    log.info("stopping", { signal, drain_ms: config.stopDrainMs, unready_ms: unreadyMs });
+    if (unreadyMs > 0) await sleep(unreadyMs);
     // Stop accepting and finish what is in flight while the runner hands its claimed items back, then close the
     // engines and the stores. Whatever the database does (gone, or no longer answering), this ends within the drain
     // time: a step that fails or is still running then is logged and left (job items to their lease).
@@ -76,7 +77,7 @@ async function main(): Promise<void> {
         [{ name: "mail server cluster", stop: () => cluster?.close() }],
         [{ name: "database", stop: () => core?.db.close() }],
       ],
-      { drainMs: config.stopDrainMs - (server ? config.stopUnreadyMs : 0), log },
+      { drainMs, log },
     );
     log.info("stopped", left.length > 0 ? { left } : {});
     process.exit(0);
