@@ -3,7 +3,7 @@
 // of the failed file. The fixtures kill themselves with SIGKILL (as a crash would with SIGABRT, without a core file).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -17,7 +17,7 @@ const FIXTURES = {
   // Passes its tests, then dies, unless the marker file exists; makes the marker first.
   "crash_once.test.mjs": `
     import { test } from "node:test";
-    import { existsSync, writeFileSync } from "node:fs";
+    import { existsSync, readFileSync, writeFileSync } from "node:fs";
     const marker = process.env.CRASH_MARKER;
     test("passes", () => {});
     test("dies the first time", async () => {
@@ -38,15 +38,19 @@ const FIXTURES = {
     test("passes", () => {});`,
 };
 
-async function run(files: Array<keyof typeof FIXTURES>): Promise<{ status: number; out: string; marker: string }> {
+async function run(
+  files: Array<keyof typeof FIXTURES>,
+  extraEnv: Record<string, string> = {},
+): Promise<{ status: number; out: string; marker: string }> {
   const dir = tempDir("vrai-runner-");
   for (const [name, text] of Object.entries(FIXTURES)) writeFileSync(join(dir.path, name), text);
   const marker = join(dir.path, "crashed-once");
   try {
-    // Not inside this test's own node:test context (NODE_TEST_CONTEXT), nor its coverage: a runner of its own.
-    const { NODE_TEST_CONTEXT: _, NODE_V8_COVERAGE: __, ...env } = process.env;
+    // Not inside this test's own node:test context (NODE_TEST_CONTEXT), nor its coverage, nor the failures file of
+    // the run around it (the fixtures' failures are not the suite's): a runner of its own.
+    const { NODE_TEST_CONTEXT: _, NODE_V8_COVERAGE: __, TEST_FAILURES_FILE: ___, ...env } = process.env;
     const child = spawn(process.execPath, ["--import", "tsx", RUNNER, ...files.map((f) => join(dir.path, f))], {
-      env: { ...env, CRASH_MARKER: marker },
+      env: { ...env, ...extraEnv, CRASH_MARKER: marker },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -79,6 +83,25 @@ test("a failed test fails the run at once, even beside a crash: no second run", 
     const { status, out } = await run([...files]);
     assert.notEqual(status, 0, files.join(" "));
     assert.doesNotMatch(out, /once more/, files.join(" "));
+  }
+});
+
+test("a failed run ends with its failures and their messages, also appended to TEST_FAILURES_FILE", async () => {
+  const dir = tempDir("vrai-runner-failures-");
+  try {
+    const file = join(dir.path, "failures.txt");
+    writeFileSync(file, "an earlier runtime's lines\n");
+    const { status, out } = await run(["passes.test.mjs", "fails.test.mjs"], { TEST_FAILURES_FILE: file });
+    assert.notEqual(status, 0);
+    const summary = out.slice(out.lastIndexOf("=== test runner: 1 failures on Node"));
+    assert.match(summary, /^=== test runner: 1 failures on Node v\d+/, out);
+    assert.match(summary, /\n {2}\S*fails\.test\.mjs: fails\n {6}Expected values to be strictly equal/);
+    assert.doesNotMatch(summary, /passes/);
+    const written = readFileSync(file, "utf8");
+    assert.ok(written.startsWith("an earlier runtime's lines\n=== test runner: 1 failures on Node"), written);
+    assert.match(written, /fails\.test\.mjs: fails\n {6}Expected values to be strictly equal/);
+  } finally {
+    dir.remove();
   }
 });
 

@@ -7,7 +7,7 @@
 // file's tests, and it cannot be fixed here; a second run of the file tells a rare crash from a file that crashes.
 // A file whose tests fail is never run again, nor is a run with more than MAX_CRASHED_FILES crashed files.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -37,12 +37,14 @@ export interface FailureLine {
   name: string;
   /** The signal that killed the file's process; null for any other failure. */
   signal: string | null;
+  /** The first lines of the failure's message, when it had one. */
+  message?: string;
 }
 
 export interface Failures {
   /** Files whose process a signal killed, and which had no other failure. */
   crashed: Array<{ file: string; signal: string }>;
-  /** Every other failure, as "file: test name". */
+  /** Every other failure, as "file: test name", then the first lines of its message indented below. */
   failed: string[];
 }
 
@@ -56,7 +58,8 @@ export function sortFailures(lines: FailureLine[]): Failures {
     if (line.signal !== null) signals.set(file, line.signal);
     else {
       failedFiles.add(file);
-      failed.push(`${file}: ${line.name}`);
+      const message = line.message ? `\n${line.message.replace(/^/gm, "      ")}` : "";
+      failed.push(`${file}: ${line.name}${message}`);
     }
   }
   const crashed = [...signals].filter(([file]) => !failedFiles.has(file)).map(([file, signal]) => ({ file, signal }));
@@ -138,6 +141,20 @@ export function filesForThisRun(files: string[], onceElsewhere: string | undefin
   return { run, left };
 }
 
+/**
+ * Lists a failed run's failures last, where a reader of the log's tail sees them, and appends them to
+ * TEST_FAILURES_FILE when it is set: .ci/run runs the suite on three runtimes and prints that file after the last one,
+ * since a log kept by its tail loses the first runs' lines.
+ */
+function reportFailures({ failed, crashed }: Failures): void {
+  const lines = [...failed, ...crashed.map((c) => `${c.file}: killed by ${c.signal}`)];
+  if (lines.length === 0) return;
+  const text = `=== test runner: ${lines.length} failures on Node ${process.version}\n${lines.map((l) => `  ${l}\n`).join("")}`;
+  console.log(`\n${text}`);
+  const file = process.env.TEST_FAILURES_FILE;
+  if (file) appendFileSync(file, text);
+}
+
 async function main(given: string[]): Promise<number> {
   if (given.length === 0) {
     console.error("Cannot run the tests: give the test files as arguments");
@@ -154,13 +171,17 @@ async function main(given: string[]): Promise<number> {
   const first = await runTests(files);
   if (first.status === 0) return 0;
   const { crashed, failed } = first.failures;
-  if (failed.length > 0 || crashed.length === 0 || crashed.length > MAX_CRASHED_FILES) return first.status;
+  if (failed.length > 0 || crashed.length === 0 || crashed.length > MAX_CRASHED_FILES) {
+    reportFailures(first.failures);
+    return first.status;
+  }
   const names = crashed.map((c) => `${c.file} (killed by ${c.signal})`).join(", ");
   console.log(
     `\n=== test runner: ${names}: the test process died from a signal, not from a failed test; ` +
       'running that file once more (docs/decisions.md, "Native crashes in tests")\n',
   );
   const second = await runTests(crashed.map((c) => resolve(c.file)));
+  if (second.status !== 0) reportFailures(second.failures);
   console.log(
     second.status === 0
       ? `\n=== test runner: the second run of ${crashed.map((c) => c.file).join(", ")} passed; the suite passes`
