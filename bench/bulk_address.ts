@@ -3,7 +3,8 @@
 // unmetered key), from the first byte of the upload to the last byte of the CSV download. Its baseline, from the same
 // run and the same rows: the in-thread match rate (AddressMatcher in this process, no pool, no HTTP, no database)
 // times the pool's threads, the ceiling a bulk job could reach if nothing but matching cost anything. The aim is
-// ratio >= 0.6. A second baseline tells the pipeline's cost from the machine's: the same rows through the address
+// ratio >= 0.6, which needs a core beside the pool for the server's main, database and GC threads (WORKERS=1 on two
+// cores: docs/decisions.md, "Address lists"). A second baseline tells the pipeline's cost from the machine's: the same rows through the address
 // service's worker pool in this process (chunks of 1000 as stored, in slices, six chunks at once, as the job runner sends them), no
 // HTTP and no database (pool_rows_s, ratio_to_pool). Also the server's resident memory, and the machine's load.
 // Prints one line.
