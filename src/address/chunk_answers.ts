@@ -4,6 +4,7 @@
 // those texts, building the answers and writing them again on the main thread cost it about as much as the matching
 // cost each thread, and on a machine with as many cores as threads the threads then waited for it (measured with a
 // CPU profile of bench/bulk_address.ts: the two threads idle 16 of 25 s while the main thread parsed and wrote).
+import { storedAnswerText } from "./stored_answer.ts";
 import type { AddressInput, AddressVerification } from "./types.ts";
 
 /** Rows [from, to) of a chunk whose texts are as stored (address_job_store.ts). */
@@ -18,7 +19,10 @@ export interface ChunkSlice {
   to: number;
 }
 
-/** The answers of a slice, in row order: JSON texts joined by commas (an array's inside), and their verdicts counted. */
+/**
+ * The answers of a slice, in row order: their stored JSON texts (stored_answer.ts) joined by commas (an array's
+ * inside), and their verdicts counted.
+ */
 export interface SliceAnswers {
   answers: string;
   summary: Record<string, number>;
@@ -48,7 +52,7 @@ export function answerSlice(slice: ChunkSlice, match: (input: AddressInput) => A
       verdicts[k - from] = verdicts[earlier - from]!;
     } else {
       const answer = match(inputs[k]!);
-      texts[k - from] = JSON.stringify({ ...answer, duration_ms: 0 });
+      texts[k - from] = storedAnswerText(answer);
       verdicts[k - from] = answer.verdict;
     }
     const verdict = verdicts[k - from]!;

@@ -8,6 +8,7 @@
 import type { AddressInput, AddressVerification } from "../address/types.ts";
 import { CsvReadError, type CsvRecords, REASONS_SEPARATOR, readCsvRecords } from "./csv_table.ts";
 import { csvField } from "./csv_field.ts";
+import { STORED_AT, type StoredAnswer } from "../address/stored_answer.ts";
 
 type InputField = keyof AddressInput;
 
@@ -215,7 +216,7 @@ function bufferOf(bytes: Uint8Array): Buffer {
  * addressResultCells(), for each row: written straight from the parsed texts, without the rows' cell arrays.
  */
 export function addressCsvText(chunk: AddressChunk<string>): string {
-  const results = JSON.parse(chunk.results) as AddressVerification[];
+  const results = JSON.parse(chunk.results) as StoredAnswer[];
   const fields = chunk.fields === null ? null : (JSON.parse(chunk.fields) as Array<Array<string | null>>);
   const inputs = fields === null ? (JSON.parse(chunk.inputs ?? "[]") as AddressInput[]) : [];
   let text = "";
@@ -227,9 +228,25 @@ export function addressCsvText(chunk: AddressChunk<string>): string {
       const input = inputs[k]!;
       for (const field of ADDRESS_INPUT_COLUMNS) line += `${csvField(input[field])},`;
     }
-    text += `${line}${addressResultLine(results[k]!)}\r\n`;
+    const stored = results[k]!;
+    text += `${line}${Array.isArray(stored) ? storedResultLine(stored) : addressResultLine(stored)}\r\n`;
   }
   return text;
+}
+
+/** addressResultLine() of an answer stored as its values (stored_answer.ts), read from them where they stand. */
+function storedResultLine(values: readonly unknown[]): string {
+  const reasons = (values[1] as string[]).join(REASONS_SEPARATOR);
+  if (values.length === 2) return `${csvField(values[0] as string)},${csvField(reasons)},,,,,,,,,,,,`;
+  const text = (at: number) => csvField(values[at] as string | null);
+  const number = (at: number) => (values[at] === null ? "" : String(values[at]));
+  return (
+    `${text(0)},${csvField(reasons)},${text(STORED_AT.line)},${text(STORED_AT.house_number)},` +
+    `${text(STORED_AT.house_number_suffix)},${text(STORED_AT.street)},${text(STORED_AT.postcode)},` +
+    `${text(STORED_AT.city)},${number(STORED_AT.latitude)},${number(STORED_AT.longitude)},` +
+    `${text(STORED_AT.insee_code)},${text(STORED_AT.ban_id)},${text(STORED_AT.postal_line_4)},` +
+    `${text(STORED_AT.postal_line_6)}`
+  );
 }
 
 /** addressResultCells() as CSV fields, comma separated. */

@@ -7,6 +7,7 @@
 // the lease is still the writer's, so each row is answered once even when a worker dies mid-job.
 import { randomUUID } from "node:crypto";
 import type { ChunkAnswers } from "../address/chunk_answers.ts";
+import { answerOfStored, type StoredAnswer } from "../address/stored_answer.ts";
 import type { AddressInput, AddressVerification } from "../address/types.ts";
 import { ADDRESS_VERDICTS, type AddressVerdict } from "../address/vocabulary.ts";
 import type { Sql } from "../store/db.ts";
@@ -250,8 +251,10 @@ export function createAddressJobStore(sql: Sql): AddressJobStore {
       const byChunk = new Map(chunks.map((c) => [c.chunk as number, c]));
       for (const w of wanted) {
         const c = byChunk.get(w.chunk)!;
-        const answers = JSON.parse(c.results as string) as AddressVerification[];
-        for (let k = w.from; k < w.to; k++) results.push({ ...answers[k]!, row: (c.first_row as number) + k });
+        const answers = JSON.parse(c.results as string) as StoredAnswer[];
+        for (let k = w.from; k < w.to; k++) {
+          results.push({ ...answerOfStored(answers[k]!), row: (c.first_row as number) + k });
+        }
       }
     }
     return { ...jobOf(row), results };

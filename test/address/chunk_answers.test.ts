@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { answerSlice, joinSlices } from "../../src/address/chunk_answers.ts";
+import { answerOfStored, type StoredAnswer } from "../../src/address/stored_answer.ts";
 import type { AddressInput, AddressVerification } from "../../src/address/types.ts";
 
 /** Stands in for the matcher: deliverable when the line names a postcode; counts its calls. */
@@ -29,7 +30,7 @@ test("answerSlice answers the slice's rows as stored, a repeat within the slice 
   const whole = answerSlice({ ...chunk, from: 0, to: 5 }, match);
   // Rows 13 and 15 are not matched again; row 14 repeats a row of another chunk, matched again.
   assert.deepEqual(calls, [lines[0], lines[1], lines[3]]);
-  const answers = JSON.parse(`[${whole.answers}]`) as AddressVerification[];
+  const answers = (JSON.parse(`[${whole.answers}]`) as StoredAnswer[]).map(answerOfStored);
   assert.deepEqual(
     answers.map((a) => a.verdict),
     ["deliverable", "unknown", "deliverable", "deliverable", "unknown"],

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { postalLine4, postalLine6 } from "../../src/address/postal_lines.ts";
 import { isStorableText } from "../../src/http/schemas.ts";
+import { storedAnswerText } from "../../src/address/stored_answer.ts";
 import type { AddressInput, AddressVerification, NormalizedAddress } from "../../src/address/types.ts";
 import {
   addressColumns,
@@ -139,6 +140,13 @@ const answer = (normalized: Partial<NormalizedAddress> | null): AddressVerificat
   duration_ms: 0.12,
 });
 
+/** A chunk's answers as a job stores them (stored_answer.ts: arrays of values), and as objects (test keys' rows). */
+function storedForms(results: AddressVerification[]): string[] {
+  const arrays = `[${results.map(storedAnswerText).join(",")}]`;
+  assert.ok(arrays.startsWith("[["), "the answers are stored as arrays");
+  return [arrays, JSON.stringify(results)];
+}
+
 const awkward = [
   "10 rue de Rivoli, 75004 Paris",
   'le "Bon Marché"',
@@ -157,12 +165,10 @@ test("addressCsvBytes() writes a CSV submission's chunk as the cell arrays throu
       : answer({ street: cell, line: `${cell}, 75001 Paris`, house_number_suffix: i === 1 ? "bis" : null }),
   );
   const inputs = fields.map((row) => ({ line: row[1]! }));
-  const bytes = addressCsvBytes({
-    inputs: null,
-    fields: utf8(JSON.stringify(fields)),
-    results: utf8(JSON.stringify(results)),
-  });
-  assert.equal(Buffer.from(bytes).toString("utf8"), chunkThroughCsvLines({ inputs, fields, results }));
+  for (const stored of storedForms(results)) {
+    const bytes = addressCsvBytes({ inputs: null, fields: utf8(JSON.stringify(fields)), results: utf8(stored) });
+    assert.equal(Buffer.from(bytes).toString("utf8"), chunkThroughCsvLines({ inputs, fields, results }));
+  }
 });
 
 test("addressCsvBytes() writes a JSON submission's chunk from its inputs", () => {
@@ -173,12 +179,10 @@ test("addressCsvBytes() writes a JSON submission's chunk from its inputs", () =>
     {},
   ];
   const results = inputs.map((_, i) => answer(i === 3 ? null : { latitude: null, longitude: null }));
-  const bytes = addressCsvBytes({
-    inputs: utf8(JSON.stringify(inputs)),
-    fields: null,
-    results: utf8(JSON.stringify(results)),
-  });
-  assert.equal(Buffer.from(bytes).toString("utf8"), chunkThroughCsvLines({ inputs, fields: null, results }));
+  for (const stored of storedForms(results)) {
+    const bytes = addressCsvBytes({ inputs: utf8(JSON.stringify(inputs)), fields: null, results: utf8(stored) });
+    assert.equal(Buffer.from(bytes).toString("utf8"), chunkThroughCsvLines({ inputs, fields: null, results }));
+  }
 });
 
 test("addressCsvBytes() decodes JSON escapes beyond ASCII as UTF-8 decoding would", () => {
