@@ -11,7 +11,14 @@ const KEY_FIELDS = ["line", "house_number", "street", "postcode", "city", "count
  * collapsed, so that " 10 Rue de Rivoli" and "10 rue de  rivoli" are verified once.
  */
 export function addressKey(input: AddressInput): string {
-  return JSON.stringify(KEY_FIELDS.map((f) => input[f]?.trim().replace(/\s+/g, " ").toLowerCase() ?? ""));
+  // Each field as a JSON string (quotes and commas escaped, so that no two inputs share a key by accident), an
+  // absent one as "": no array to build and write again for every row of an upload.
+  let key = "";
+  for (const field of KEY_FIELDS) {
+    const value = input[field];
+    key += typeof value !== "string" ? '"",' : `${JSON.stringify(value.trim().replace(/\s+/g, " ").toLowerCase())},`;
+  }
+  return key;
 }
 
 /**
