@@ -35,25 +35,19 @@ export async function insertAddressChunks(
   waiting: "pending" | "uploading",
 ): Promise<void> {
   if (chunks.length === 0) return;
-  // unnest() pads shorter arrays with nulls: JSON submissions store no cells, live ones no answers.
-  const fieldTexts: string[] = [];
-  const resultTexts: string[] = [];
-  const summaries: string[] = [];
-  for (const c of chunks) {
-    if (c.fields !== undefined) fieldTexts.push(JSON.stringify(c.fields));
-    if (c.results !== undefined) {
-      resultTexts.push(JSON.stringify(c.results));
-      summaries.push(JSON.stringify(summaryOf(c.results)));
-    }
-  }
-  await sql`
-    insert into address_job_chunks (job_id, chunk, first_row, size, inputs, fields, dup_of, status, results, summary)
-    select ${jobId}, u.chunk, u.first_row, u.size, u.inputs, u.fields, u.dup_of,
-           case when u.results is null then ${waiting} else 'done' end, u.results, u.summary::jsonb
-    from unnest(${sql.array(chunks.map((c) => c.chunk))}::int[], ${sql.array(chunks.map((c) => c.firstRow))}::int[],
-                ${sql.array(chunks.map((c) => c.inputs.length))}::int[],
-                ${sql.array(chunks.map((c) => JSON.stringify(c.inputs)))}::text[], ${sql.array(fieldTexts)}::text[],
-                ${sql.array(chunks.map((c) => JSON.stringify(c.dupOf)))}::text[], ${sql.array(resultTexts)}::text[],
-                ${sql.array(summaries)}::text[])
-      as u(chunk, first_row, size, inputs, fields, dup_of, results, summary)`;
+  // A row of parameters per chunk: its texts go to the database as they are, where text[] arrays had each of them
+  // escaped into an array literal by this thread and parsed out of it by the database.
+  const rows = chunks.map((c) => ({
+    job_id: jobId,
+    chunk: c.chunk,
+    first_row: c.firstRow,
+    size: c.inputs.length,
+    inputs: JSON.stringify(c.inputs),
+    fields: c.fields === undefined ? null : JSON.stringify(c.fields),
+    dup_of: JSON.stringify(c.dupOf),
+    status: c.results === undefined ? waiting : "done",
+    results: c.results === undefined ? null : JSON.stringify(c.results),
+    summary: c.results === undefined ? null : sql.json(summaryOf(c.results)),
+  }));
+  await sql`insert into address_job_chunks ${sql(rows)}`;
 }
