@@ -1,6 +1,6 @@
 // `npm start`: one process serving the API (ROLE=all|api) and/or working bulk jobs (ROLE=all|worker), on the
 // embedded database by default or on a shared PostgreSQL (DATABASE_URL).
-import { setTimeout as sleep } from "node:timers/promises";
+import { sleep } from "./async/deadline.ts";
 import { loadConfig } from "./config.ts";
 import { createLogger } from "./log.ts";
 import { buildCore } from "./deps.ts";

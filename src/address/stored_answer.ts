@@ -38,12 +38,19 @@ export type StoredAnswer = unknown[] | AddressVerification;
 
 /** The JSON text an answer is stored as, its duration_ms taken as 0. */
 export function storedAnswerText(answer: AddressVerification): string {
+  return JSON.stringify(hasUsualMembers(answer) ? answerValues(answer) : { ...answer, duration_ms: 0 });
+}
+
+/**
+ * An answer's values in the stored order, an absent member as null: what an answer stored as an array holds, and
+ * what the CSV download writes of an answer stored as its object.
+ */
+export function answerValues(answer: AddressVerification): unknown[] {
   const n = answer.normalized;
-  if (!hasUsualMembers(answer)) return JSON.stringify({ ...answer, duration_ms: 0 });
-  if (n === null) return JSON.stringify([answer.verdict, answer.reasons]);
+  if (n === null || n === undefined) return [answer.verdict, answer.reasons];
   const values: unknown[] = [answer.verdict, answer.reasons];
-  for (const member of NORMALIZED_MEMBERS) values.push(n[member]);
-  return JSON.stringify(values);
+  for (const member of NORMALIZED_MEMBERS) values.push(n[member] ?? null);
+  return values;
 }
 
 /** The answer a stored one stands for (as POST /v1/address answers it, duration_ms 0). */

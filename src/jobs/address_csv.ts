@@ -8,7 +8,7 @@
 import type { AddressInput, AddressVerification } from "../address/types.ts";
 import { CsvReadError, type CsvRecords, REASONS_SEPARATOR, readCsvRecords } from "./csv_table.ts";
 import { csvField } from "./csv_field.ts";
-import { STORED_AT, type StoredAnswer } from "../address/stored_answer.ts";
+import { answerValues, STORED_AT, type StoredAnswer } from "../address/stored_answer.ts";
 
 type InputField = keyof AddressInput;
 
@@ -229,13 +229,13 @@ export function addressCsvText(chunk: AddressChunk<string>): string {
       for (const field of ADDRESS_INPUT_COLUMNS) line += `${csvField(input[field])},`;
     }
     const stored = results[k]!;
-    text += `${line}${Array.isArray(stored) ? storedResultLine(stored) : addressResultLine(stored)}\r\n`;
+    text += `${line}${resultLine(Array.isArray(stored) ? stored : answerValues(stored))}\r\n`;
   }
   return text;
 }
 
-/** addressResultLine() of an answer stored as its values (stored_answer.ts), read from them where they stand. */
-function storedResultLine(values: readonly unknown[]): string {
+/** addressResultCells() as CSV fields, comma separated, from the answer's values (stored_answer.ts) where they stand. */
+function resultLine(values: readonly unknown[]): string {
   const reasons = (values[1] as string[]).join(REASONS_SEPARATOR);
   if (values.length === 2) return `${csvField(values[0] as string)},${csvField(reasons)},,,,,,,,,,,,`;
   const text = (at: number) => csvField(values[at] as string | null);
@@ -246,20 +246,5 @@ function storedResultLine(values: readonly unknown[]): string {
     `${text(STORED_AT.city)},${number(STORED_AT.latitude)},${number(STORED_AT.longitude)},` +
     `${text(STORED_AT.insee_code)},${text(STORED_AT.ban_id)},${text(STORED_AT.postal_line_4)},` +
     `${text(STORED_AT.postal_line_6)}`
-  );
-}
-
-/** addressResultCells() as CSV fields, comma separated. */
-function addressResultLine(result: AddressVerification): string {
-  const n = result.normalized;
-  // String() of a number holds no comma, quote or line break: written as it is.
-  const reasons = result.reasons.join(REASONS_SEPARATOR);
-  if (n === null || n === undefined) return `${csvField(result.verdict)},${csvField(reasons)},,,,,,,,,,,,`;
-  const number = (value: number | null | undefined) => (value === null || value === undefined ? "" : String(value));
-  return (
-    `${csvField(result.verdict)},${csvField(reasons)},${csvField(n.line)},${csvField(n.house_number)},` +
-    `${csvField(n.house_number_suffix)},${csvField(n.street)},${csvField(n.postcode)},${csvField(n.city)},` +
-    `${number(n.latitude)},${number(n.longitude)},${csvField(n.insee_code)},${csvField(n.ban_id)},` +
-    `${csvField(n.postal_line_4)},${csvField(n.postal_line_6)}`
   );
 }
